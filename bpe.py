@@ -368,19 +368,23 @@ def reference_encode(tokens, merge_rank, on_merge=None):
 
 
 def encode_chunk(ids, merged_id):
-    """Replay merges on one chunk's IDs, giving what ``reference_encode`` gives, in n log n time.
+    """Replay merges on one chunk's IDs, giving what ``reference_encode`` gives, in near-linear time.
 
     ``merged_id`` maps a pair of IDs to the ID of its merge. Merged IDs grow
     with merge rank, so the smallest merged ID present is the earliest merge.
     Every adjacent pair that is a merge is queued under its merged ID, as the
-    position of its left token; the queues are then taken in ID order, each
-    sorted by position, which is exactly the reference's order: lowest rank
-    first, its occurrences from left to right. Merging an occurrence can only
-    create pairs that rank later than it (a merge always comes after the
-    merges that made its parts), so they join queues not yet taken.
+    position of its left token, and the queues are taken in ID order: lowest
+    rank first, its occurrences from left to right, as in the reference.
+
+    Two facts make this work. Merging can only create pairs that rank later
+    than the merge itself (a merge always comes after the merges that made
+    its parts), so new pairs join queues not yet taken. And a pair can only
+    appear when its newer token does, during that token's one left-to-right
+    pass, so every queue fills in position order and never needs sorting.
 
     The chunk is a doubly linked list (``before``/``after`` positions), so a
-    merge costs O(1) plus queueing, instead of a rescan of the chunk.
+    merge costs O(1) instead of a rescan; only the choice of the next rank
+    uses a heap.
     """
     ids = list(ids)
     end = len(ids)
@@ -395,7 +399,7 @@ def encode_chunk(ids, merged_id):
     heapq.heapify(waiting)
     while waiting:
         new = heapq.heappop(waiting)
-        for left in sorted(queues.pop(new)):
+        for left in queues.pop(new):
             right = after[left]
             if right >= end or ids[left] < 0 or merged_id.get((ids[left], ids[right])) != new:
                 continue  # this occurrence was used up by an earlier merge

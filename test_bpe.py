@@ -6,14 +6,16 @@ Run from the project root with ``python3 -m unittest -v``.
 import hashlib
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
 import unittest
+from collections import Counter
 from unittest import mock
 
 import bpe
-from bpe import UNK, Tokenizer, chunks
+from bpe import UNK, Tokenizer, chunks, reference_encode, reference_train
 from make_corpus import make_corpus
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
@@ -281,6 +283,201 @@ class FileTests(unittest.TestCase):
         with open(path, "rb") as stream:
             self.assertEqual(stream.read(), before)
         self.assertEqual(os.listdir(self.folder.name), ["tok.json"])
+
+
+# --------------------------------------------------------------------------
+# The fast paths against the simple definitions
+# --------------------------------------------------------------------------
+
+WORD_PIECES = ["ab", "abc", "abcdef", "xyzw01", "aab", "the", "ing"]
+
+
+def random_corpus(rng, words=200):
+    """A seeded random text: words, digits, punctuation, whitespace runs and long runs of one letter."""
+    letters = rng.choice(WORD_PIECES)
+    parts = []
+    for _ in range(rng.randint(1, words)):
+        kind = rng.random()
+        if kind < 0.5:
+            parts.append("".join(rng.choice(letters) for _ in range(rng.randint(1, 8))))
+        elif kind < 0.6:
+            parts.append(rng.choice(letters) * rng.randint(2, 40))
+        elif kind < 0.7:
+            parts.append(str(rng.randint(0, 10 ** rng.randint(1, 6))))
+        elif kind < 0.8:
+            parts.append("".join(rng.choice(".,!?;:-()'") for _ in range(rng.randint(1, 3))))
+        else:
+            parts.append(rng.choice([" ", "  ", "\n", "\t", " \n  ", "\r\n", "\n\n"]))
+        if rng.random() < 0.7:
+            parts.append(" ")
+    return "".join(parts)
+
+
+def reference_ids(tokenizer, text):
+    """Encode ``text`` with the reference encoder, the simple definition."""
+    ids = []
+    for chunk in chunks(text):
+        characters = [char if char in tokenizer.ids else UNK for char in chunk]
+        ids.extend(tokenizer.ids[token] for token in reference_encode(characters, tokenizer.merge_rank))
+    return ids
+
+
+def random_merge_list(rng):
+    """A valid but untrained merge list: random pairs of existing tokens, in random order."""
+    alphabet = sorted(rng.sample("abc d", rng.randint(1, 5)))
+    tokens, merges = list(alphabet), []
+    for _ in range(rng.randint(0, 30)):
+        left, right = rng.choice(tokens), rng.choice(tokens)
+        if left + right not in tokens:
+            merges.append((left, right))
+            tokens.append(left + right)
+    return alphabet, merges
+
+
+class FastEqualsReferenceTests(unittest.TestCase):
+    """The incremental trainer and the queued encoder give exactly the simple algorithm's results."""
+
+    def test_training_matches_the_reference_on_random_corpora(self):
+        rng = random.Random(2026)
+        for trial in range(320):
+            text = random_corpus(rng)
+            vocab_size = len(set(text)) + 1 + rng.randint(0, 80)
+            with self.subTest(trial=trial):
+                fast = Tokenizer.train(text, vocab_size)
+                chunk_counts = Counter(tuple(chunk) for chunk in chunks(text))
+                expected = reference_train(chunk_counts, vocab_size - len(set(text)) - 1)
+                self.assertEqual([(tuple(e["pair"]), e["count"]) for e in fast.history], expected)
+                self.assertEqual(fast.merges, [pair for pair, _ in expected])
+                probe = random_corpus(rng, words=40) + " caf\u00e9 ZZ\u00a0q"
+                self.assertEqual(fast.encode(probe), reference_ids(fast, probe))
+
+    def test_training_matches_the_reference_on_the_corpus(self):
+        chunk_counts = Counter(tuple(chunk) for chunk in chunks(CORPUS))
+        expected = reference_train(chunk_counts, 81)
+        self.assertEqual([(tuple(e["pair"]), e["count"]) for e in Tokenizer.train(CORPUS, 128).history], expected)
+
+    def test_encoding_matches_the_reference_on_hand_made_merge_lists(self):
+        rng = random.Random(7)
+        for trial in range(400):
+            alphabet, merges = random_merge_list(rng)
+            tokenizer = Tokenizer(alphabet, merges)
+            text = "".join(rng.choice("abcd e") for _ in range(rng.randint(0, 80)))
+            with self.subTest(alphabet=alphabet, merges=merges, text=text):
+                self.assertEqual(tokenizer.encode(text), reference_ids(tokenizer, text))
+
+    def test_long_chunk_matches_the_reference(self):
+        rng = random.Random(3)
+        letters = "".join(rng.choice("abcde") for _ in range(20000))
+        tokenizer = Tokenizer.train(" ".join(letters[i:i + 9] for i in range(0, 20000, 9)), 300)
+        chunk = "".join(rng.choice("abcde") for _ in range(3000))
+        self.assertEqual(tokenizer.encode(chunk), reference_ids(tokenizer, chunk))
+        self.assertEqual(tokenizer.decode(tokenizer.encode(chunk)), chunk)
+
+    def test_cache_stays_bounded(self):
+        tokenizer = Tokenizer.train(CORPUS, 96)
+        letters = "abcdeghik"
+        words = " ".join(
+            letters[number % 9] + letters[number // 9 % 9] + letters[number // 81 % 9] + letters[number // 729]
+            for number in range(5000)
+        )
+        with mock.patch.object(bpe, "CACHE_LIMIT", 100), mock.patch.object(bpe, "BLOCK_SIZE", 500):
+            tokenizer.encode(words)
+            self.assertLessEqual(len(tokenizer._cache), 100 + 500)
+            self.assertEqual(tokenizer.decode(tokenizer.encode(words)), words)
+
+
+class LargerCorporaTests(unittest.TestCase):
+    """Training from files and from chunk counts, and progress reports."""
+
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.addCleanup(self.folder.cleanup)
+
+    def write_files(self, texts):
+        """Write each text to its own file (bytes exactly as given) and return the paths."""
+        paths = []
+        for number, text in enumerate(texts):
+            path = os.path.join(self.folder.name, f"part{number}.txt")
+            with open(path, "wb") as stream:
+                stream.write(text.encode("utf-8"))
+            paths.append(path)
+        return paths
+
+    def test_block_size_does_not_change_the_merges(self):
+        rng = random.Random(11)
+        for trial in range(30):
+            text = random_corpus(rng, words=120) + "\u00e9t\u00e9 na\u00efve"
+            cuts = sorted(rng.sample(range(len(text)), 3))
+            paths = self.write_files([text[:cuts[0]], text[cuts[0]:cuts[1]], "", text[cuts[1]:]])
+            expected = Tokenizer.train(text, 120).history
+            for block_size in (1, 2, 3, 7, 64, 1 << 20):
+                with self.subTest(trial=trial, block_size=block_size):
+                    found = Tokenizer.train_from_files(paths, 120, block_size=block_size)
+                    self.assertEqual(found.history, expected)
+
+    def test_chunking_in_pieces_equals_chunking_the_whole(self):
+        rng = random.Random(5)
+        for trial in range(200):
+            text = random_corpus(rng, words=60) + rng.choice(["", " ", "x", "\n"])
+            size = rng.randint(1, 40)
+            pieces = list(bpe.safe_pieces(bpe.text_blocks(text, size)))
+            self.assertEqual("".join(pieces), text)
+            self.assertEqual([c for piece in pieces for c in chunks(piece)], chunks(text))
+
+    def test_train_from_files_refuses_bad_input(self):
+        (good,) = self.write_files(["abc abc"])
+        bad = os.path.join(self.folder.name, "bad.txt")
+        with open(bad, "wb") as stream:
+            stream.write(b"abc \xff abc")
+        with self.assertRaisesRegex(ValueError, "bad.txt: not valid UTF-8"):
+            Tokenizer.train_from_files([good, bad], 40)
+        with self.assertRaisesRegex(TypeError, "paths"):
+            Tokenizer.train_from_files(good, 40)
+        with self.assertRaisesRegex(ValueError, "block_size"):
+            Tokenizer.train_from_files([good], 40, block_size=0)
+        with self.assertRaisesRegex(ValueError, "empty text"):
+            Tokenizer.train_from_files(self.write_files([""]), 40)
+
+    def test_train_from_counts_equals_training_on_the_text(self):
+        counts = Counter(chunks(CORPUS))
+        self.assertEqual(Tokenizer.train_from_counts(dict(counts), 96).history, LAB.history)
+
+    def test_train_from_counts_refuses_bad_counts(self):
+        cases = [
+            ({"ab cd": 2}, "'ab cd' is not exactly one chunk"),
+            ({"": 2}, "'' is not exactly one chunk"),
+            ({("a", "b"): 2}, "is not exactly one chunk"),
+            ({"ab": 0}, "counts must be positive ints"),
+            ({"ab": -3}, "counts must be positive ints"),
+            ({"ab": True}, "counts must be positive ints"),
+            ({"ab": 1.5}, "counts must be positive ints"),
+        ]
+        for chunk_counts, message in cases:
+            with self.subTest(chunk_counts=chunk_counts), self.assertRaisesRegex(ValueError, message):
+                Tokenizer.train_from_counts(chunk_counts, 40)
+        with self.assertRaisesRegex(TypeError, "chunk_counts"):
+            Tokenizer.train_from_counts([("ab", 2)], 40)
+        with self.assertRaisesRegex(ValueError, "empty text"):
+            Tokenizer.train_from_counts({}, 40)
+
+    def test_progress_is_reported_about_a_hundred_times(self):
+        calls = []
+        Tokenizer.train(CORPUS, 109, progress=lambda done, target: calls.append((done, target)))
+        self.assertEqual(calls[-1], (81, 81))
+        self.assertEqual([done for done, _ in calls], sorted(set(done for done, _ in calls)))
+        calls.clear()
+        Tokenizer.train(CORPUS, 128, progress=lambda done, target: calls.append((done, target)))
+        self.assertEqual(calls[-1], (81, 100))
+        self.assertLessEqual(len(calls), 101)
+        long_run = []
+        bpe.train_merges(Counter(chunks(CORPUS * 3)), 10 ** 4, lambda *call: long_run.append(call))
+        self.assertLessEqual(len(long_run), 102)
+
+    def test_training_is_silent_by_default(self):
+        with mock.patch("sys.stdout") as stdout, mock.patch("sys.stderr") as stderr:
+            Tokenizer.train(CORPUS, 96)
+        self.assertEqual(stdout.method_calls, [])
+        self.assertEqual(stderr.method_calls, [])
 
 
 if __name__ == "__main__":
