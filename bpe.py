@@ -667,6 +667,20 @@ class Tokenizer:
 # --------------------------------------------------------------------------
 
 
+def _mode_for(path):
+    """The permissions a file at ``path`` should get: those it has, or what a new file gets.
+
+    A temporary file is created private (0600); without this, replacing a
+    file would quietly make it unreadable to everyone else.
+    """
+    try:
+        return os.stat(path).st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def write_text_atomic(path, text):
     """Write ``text`` as UTF-8 to ``path`` so that readers see the old file or the new, never half.
 
@@ -677,6 +691,7 @@ def write_text_atomic(path, text):
     folder = os.path.dirname(os.path.abspath(path))
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".part")
     try:
+        os.chmod(temporary, _mode_for(path))
         with os.fdopen(handle, "wb") as stream:
             stream.write(text.encode("utf-8"))
             stream.flush()

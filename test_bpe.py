@@ -271,6 +271,17 @@ class FileTests(unittest.TestCase):
             with self.subTest(message=message):
                 self.assert_refused(content, message)
 
+    def test_save_gives_the_usual_permissions(self):
+        path = os.path.join(self.folder.name, "tok.json")
+        LAB.save(path)
+        plain = os.path.join(self.folder.name, "plain.txt")
+        with open(plain, "w", encoding="utf-8"):
+            pass
+        self.assertEqual(os.stat(path).st_mode & 0o777, os.stat(plain).st_mode & 0o777)
+        os.chmod(path, 0o640)
+        LAB.save(path)
+        self.assertEqual(os.stat(path).st_mode & 0o777, 0o640)
+
     def test_interrupted_save_keeps_the_old_file(self):
         path = os.path.join(self.folder.name, "tok.json")
         LAB.save(path)
