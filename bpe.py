@@ -1009,7 +1009,10 @@ class Tokenizer:
         if type(version) is not int or version not in READABLE_FORMATS:
             raise ValueError(f"unsupported tokenizer format {version!r}: this reader understands formats 1 and 2")
         if version == 1:
-            _check_keys(data, ["format_version", "alphabet", "merges"], "format 1")
+            try:
+                _check_keys(data, ["format_version", "alphabet", "merges"], "format 1")
+            except ValueError as error:
+                raise ValueError(f"unsupported tokenizer format 1: {error}") from None
             return cls(data["alphabet"], data["merges"])
         return cls._from_format_2(data)
 

@@ -4,12 +4,15 @@ Run from the project root with ``python3 -m unittest -v``.
 """
 
 import hashlib
+import importlib.util
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
+import unicodedata
 import unittest
 from collections import Counter
 from unittest import mock
@@ -489,6 +492,333 @@ class LargerCorporaTests(unittest.TestCase):
             Tokenizer.train(CORPUS, 96)
         self.assertEqual(stdout.method_calls, [])
         self.assertEqual(stderr.method_calls, [])
+
+
+# --------------------------------------------------------------------------
+# Byte level, special tokens, format 2
+# --------------------------------------------------------------------------
+
+SCRIPTS = {
+    "English": "The quick brown fox jumps over the lazy dog.",
+    "French": "Ça me plaît : l'été à la mer, déjà vu.",
+    "Russian": "Съешь же ещё этих мягких французских булок.",
+    "Greek": "Ξεσκεπάζω την ψυχοφθόρα βδελυγμία.",
+    "Hindi": "नमस्ते दुनिया, आप कैसे हैं?",
+    "Chinese": "你好，世界！今天天气很好。",
+    "Arabic": "مرحبا بالعالم، كيف حالك؟",
+    "Emoji": "👩‍👩‍👧 family, 👍🏽 ok, 🇫🇷 flag",
+    "Combining": "a\u0301 e\u0308 n\u0303 x_y __init__ 1\u00b2\u2155",
+}
+# Assigned only after Unicode 14: a Cyrillic modifier letter, a Kawi letter,
+# an emoji and a CJK Extension H ideograph, all from Unicode 15.
+NEWER_THAN_PINNED = "\U0001e030\U00011f04 \U0001f6dc \U00031350x"
+
+
+def random_unicode(rng, length):
+    """A random string drawing code points from every plane (lone surrogates left out)."""
+    chars = []
+    for _ in range(length):
+        top = rng.choice([0x7F, 0x7FF, 0xFFFF, 0x10FFFF])
+        code = rng.randint(0, top)
+        chars.append(chr(code) if not 0xD800 <= code <= 0xDFFF else " ")
+    return "".join(chars)
+
+
+def byte_level_lab():
+    """A byte-level tokenizer trained on the corpus plus text in many scripts, with a special token."""
+    text = CORPUS + "\n".join(SCRIPTS.values()) * 3
+    return Tokenizer.train(text, 400, byte_level=True, special_tokens=["<|endoftext|>"])
+
+
+BYTES = byte_level_lab()
+PLAIN_BYTES = Tokenizer(None, [], level="bytes")
+
+
+class ByteLevelTests(unittest.TestCase):
+    """Training and encoding on UTF-8 bytes."""
+
+    def test_display_table(self):
+        table = bpe.BYTE_TO_CHAR
+        self.assertEqual(len(set(table)), 256)
+        self.assertEqual((table[ord(" ")], table[ord("\n")], table[ord("a")]), ("Ġ", "Ċ", "a"))
+        printable = [*range(33, 127), *range(161, 173), *range(174, 256)]
+        self.assertTrue(all(table[byte] == chr(byte) for byte in printable))
+        others = [table[byte] for byte in range(256) if byte not in printable]
+        self.assertEqual(others, [chr(0x100 + n) for n in range(68)])
+
+    def test_base_is_the_256_bytes(self):
+        self.assertEqual(BYTES.vocab[:256], bpe.BYTE_TO_CHAR)
+        self.assertEqual(PLAIN_BYTES.encode("é"), [0xC3, 0xA9])
+        self.assertNotIn(UNK, BYTES.vocab)
+        with self.assertRaisesRegex(ValueError, "smaller than the 256 base tokens"):
+            Tokenizer.train("abc", 255, byte_level=True)
+        with self.assertRaisesRegex(ValueError, "smaller than the 257 base tokens"):
+            Tokenizer.train("abc", 256, byte_level=True, special_tokens=["<s>"])
+
+    def test_ties_break_on_bytes(self):
+        # (b" ", b"c") sorts before (b"a", b"b") as bytes, though "Ġ" sorts after "a".
+        tokenizer = Tokenizer.train("ab c ab c", 257, byte_level=True)
+        self.assertEqual(tokenizer.merges, [("Ġ", "c")])
+
+    def test_ascii_text_learns_the_character_level_merges(self):
+        self.assertEqual(chunks(CORPUS, "gpt2"), chunks(CORPUS))
+        byte_level = Tokenizer.train(CORPUS, 256 + 68, byte_level=True)
+        as_text = [tuple(bpe.display_to_bytes(part).decode() for part in pair) for pair in byte_level.merges]
+        self.assertEqual(as_text, LAB.merges)
+
+    def test_worked_example(self):
+        tokenizer = Tokenizer.train("the café baker bakes cakes, the café bakes soufflé", 261, byte_level=True)
+        self.assertEqual(tokenizer.merges, [("a", "k"), ("ak", "e"), ("Ġ", "b"), ("Ġ", "c"), ("Ġb", "ake")])
+        self.assertEqual(
+            tokenizer.tokens("the maker baked cakes"),
+            ["t", "h", "e", "Ġ", "m", "ake", "r", "Ġbake", "d", "Ġc", "ake", "s"],
+        )
+
+    def test_cafe_at_both_levels(self):
+        self.assertEqual(LAB.tokens("café"), ["c", "a", UNK, UNK])
+        english = Tokenizer.train(CORPUS, 256 + 68, byte_level=True)
+        self.assertEqual(english.tokens("café"), ["c", "a", "f", "Ã", "©"])
+        self.assertEqual(english.decode(english.encode("café")), "café")
+
+    def test_round_trip_on_random_unicode(self):
+        rng = random.Random(99)
+        for _ in range(3000):
+            text = random_unicode(rng, rng.randint(0, 40))
+            self.assertEqual(BYTES.decode(BYTES.encode(text)), text)
+        for text in list(SCRIPTS.values()) + [NEWER_THAN_PINNED]:
+            self.assertEqual(BYTES.decode(BYTES.encode(text)), text)
+
+    def test_decoding_a_cut_character(self):
+        ids = PLAIN_BYTES.encode("é")
+        self.assertEqual(PLAIN_BYTES.decode(ids[:1]), "\ufffd")
+        self.assertEqual(PLAIN_BYTES.decode_bytes(ids[:1]), b"\xc3")
+        self.assertEqual(BYTES.decode_bytes(BYTES.encode("naïve")), "naïve".encode())
+
+    def test_lone_surrogates_become_replacement_characters(self):
+        self.assertEqual(BYTES.encode("a\ud800b"), BYTES.encode("a\ufffdb"))
+        self.assertEqual(BYTES.encode("\ud83d\ude00"), BYTES.encode("\U0001f600"))
+        self.assertEqual(BYTES.decode(BYTES.encode("x\udfff")), "x\ufffd")
+
+    def test_fast_encoder_matches_the_reference_at_the_byte_level(self):
+        rng = random.Random(4)
+        for _ in range(300):
+            text = random_unicode(rng, 20) + rng.choice(list(SCRIPTS.values()))
+            expected = []
+            for chunk in BYTES.chunks(text):
+                pieces = reference_encode(BYTES.start_tokens(chunk), BYTES.merge_rank)
+                expected += [BYTES.ids[piece] for piece in pieces]
+            self.assertEqual(BYTES.encode(text), expected)
+
+    def test_byte_level_training_matches_the_reference(self):
+        rng = random.Random(8)
+        for trial in range(60):
+            text = random_corpus(rng, 80) + rng.choice(list(SCRIPTS.values()))
+            fast = Tokenizer.train(text, 256 + 40, byte_level=True)
+            sequences = Counter(tuple(bpe.SINGLE_BYTES[b] for b in chunk.encode()) for chunk in chunks(text, "gpt2"))
+            expected = [
+                ((bpe.bytes_to_display(left), bpe.bytes_to_display(right)), count)
+                for (left, right), count in reference_train(sequences, 40)
+            ]
+            self.assertEqual([(tuple(entry["pair"]), entry["count"]) for entry in fast.history], expected)
+
+
+class SpecialTokenTests(unittest.TestCase):
+    """Special tokens follow tiktoken's rules."""
+
+    def test_ids_follow_the_merges_in_order(self):
+        tokenizer = Tokenizer.train(CORPUS, 100, special_tokens=["<|endoftext|>", "<|pad|>"])
+        self.assertEqual(len(tokenizer.vocab), 100)
+        self.assertEqual(tokenizer.special_tokens, {"<|endoftext|>": 98, "<|pad|>": 99})
+        self.assertEqual(len(tokenizer.merges), 100 - 28 - 2)
+
+    def test_special_text_is_an_error_by_default(self):
+        with self.assertRaisesRegex(ValueError, "'<\\|endoftext\\|>'"):
+            BYTES.encode("a<|endoftext|>b")
+
+    def test_allowed_special_encodes_the_id(self):
+        special = BYTES.special_tokens["<|endoftext|>"]
+        for allowed in ({"<|endoftext|>"}, "all"):
+            ids = BYTES.encode("mia<|endoftext|>leo", allowed_special=allowed)
+            self.assertEqual(ids, BYTES.encode("mia") + [special] + BYTES.encode("leo"))
+        self.assertEqual(BYTES.decode(ids), "mia<|endoftext|>leo")
+
+    def test_disallowed_special_empty_encodes_ordinary_text(self):
+        ids = BYTES.encode("<|endoftext|>", disallowed_special=())
+        self.assertNotIn(BYTES.special_tokens["<|endoftext|>"], ids)
+        self.assertEqual(BYTES.decode(ids), "<|endoftext|>")
+
+    def test_special_tokens_are_not_counted_in_training(self):
+        text = "<|endoftext|>".join(["ab"] * 50)
+        tokenizer = Tokenizer.train(text, 40, special_tokens=["<|endoftext|>"])
+        self.assertEqual(tokenizer.alphabet, ["a", "b"])
+        self.assertEqual(tokenizer.merges, [("a", "b")])
+
+    def test_bad_special_tokens_are_refused(self):
+        for specials, message in ((["a b"], "whitespace"), (["<s>", "<s>"], "already a token"),
+                                  ([""], "non-empty"), (["a"], "already a token"), ("<s>", "list")):
+            with self.subTest(specials=specials), self.assertRaisesRegex(ValueError, message):
+                Tokenizer(["a", "b"], [], special_tokens=specials)
+        with self.assertRaisesRegex(ValueError, "not a special token"):
+            BYTES.encode("x", allowed_special={"<|nope|>"})
+        with self.assertRaisesRegex(TypeError, "allowed_special"):
+            BYTES.encode("x", allowed_special="<|endoftext|>")
+
+
+class FormatTwoTests(unittest.TestCase):
+    """Format 2: what format 1 cannot express, read and written as strictly."""
+
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.addCleanup(self.folder.cleanup)
+
+    def round_trip(self, tokenizer):
+        """Save and load ``tokenizer``; return the loaded one and the file text."""
+        path = os.path.join(self.folder.name, "tok.json")
+        tokenizer.save(path)
+        with open(path, encoding="utf-8") as stream:
+            return Tokenizer.load(path), stream.read()
+
+    def test_byte_level_round_trip(self):
+        loaded, text = self.round_trip(BYTES)
+        self.assertEqual(list(json.loads(text)), ["format_version", "level", "pattern", "merges", "special_tokens"])
+        self.assertTrue(text.endswith("}\n"))
+        self.assertEqual(loaded.vocab, BYTES.vocab)
+        sample = SCRIPTS["Hindi"] + "<|endoftext|>"
+        self.assertEqual(loaded.encode(sample, allowed_special="all"), BYTES.encode(sample, allowed_special="all"))
+
+    def test_character_level_with_specials_is_format_2(self):
+        tokenizer = Tokenizer(["a", "b"], [("a", "b")], special_tokens=["<s>"])
+        loaded, text = self.round_trip(tokenizer)
+        self.assertEqual(json.loads(text)["format_version"], 2)
+        self.assertEqual(loaded.special_tokens, {"<s>": 4})
+        self.assertEqual(self.round_trip(LAB)[1], lab_file_text())
+
+    def test_mislabelled_and_malformed_bodies_are_refused(self):
+        good = BYTES.to_json()
+        cases = [
+            (dict(LAB.to_json(), format_version=2), "unsupported tokenizer format 2: 'level'"),
+            (dict(good, format_version=1), "unsupported tokenizer format 1: missing key 'alphabet'"),
+            ({key: value for key, value in good.items() if key != "pattern"}, "unsupported tokenizer format 2: missing key 'pattern'"),
+            (dict(good, alphabet=["a"]), "unsupported tokenizer format 2: unexpected key 'alphabet'"),
+            (dict(good, level="words"), "unsupported tokenizer format 2: 'level' is 'words'"),
+            (dict(good, pattern=" ?\\w+"), "unknown pattern"),
+            (dict(good, special_tokens={"<|endoftext|>": 7}), "special token IDs must follow the merges"),
+            (dict(good, special_tokens={"<|endoftext|>": True}), "int ID"),
+            (dict(good, special_tokens=["<|endoftext|>"]), "object mapping"),
+            (dict(good, merges=[["Ġ", "x"], ["Ġ", "x"]]), "already a token"),
+            (dict(good, merges=[[" ", "x"]]), "not a token at that point"),
+        ]
+        for number, (body, message) in enumerate(cases):
+            path = os.path.join(self.folder.name, f"bad{number}.json")
+            with open(path, "w", encoding="utf-8") as stream:
+                json.dump(body, stream)
+            with self.subTest(message=message), self.assertRaises(ValueError) as caught:
+                Tokenizer.load(path)
+            self.assertIn(message, str(caught.exception))
+            self.assertIn(path, str(caught.exception))
+
+
+class PatternTests(unittest.TestCase):
+    """The chunk patterns: explicit classes, the same in every engine and on every Python."""
+
+    def test_no_class_shorthands_in_any_pattern(self):
+        for name in bpe.PATTERN_TEMPLATES:
+            for syntax in ("python", "rust", "oniguruma"):
+                escapes = set(re.findall(r"\\(.)", bpe.pattern_source(name, syntax)))
+                self.assertLessEqual(escapes, {"u", "U", "x"}, (name, syntax))
+
+    def test_every_character_lands_in_exactly_one_chunk(self):
+        rng = random.Random(12)
+        samples = [random_unicode(rng, 60) for _ in range(500)] + list(SCRIPTS.values()) + ["_ __ a_b"]
+        for name in bpe.PATTERN_TEMPLATES:
+            for text in samples:
+                self.assertEqual("".join(chunks(text, name)), text)
+
+    def test_gpt2_rules(self):
+        self.assertEqual(
+            chunks("I'll say: don't  stop__ 123abc\n\n x", "gpt2"),
+            ["I", "'ll", " say", ":", " don", "'t", " ", " stop", "__", " 123", "abc", "\n\n", " x"],
+        )
+
+    @unittest.skipUnless(unicodedata.unidata_version == bpe.UNICODE_VERSION, "needs the pinned Unicode version")
+    def test_classes_match_the_pinned_unicode_version(self):
+        everything = "".join(chr(code) for code in range(0x110000))
+        classes = {
+            "letter": ("[" + bpe.character_class(bpe.LETTER_RANGES, "python") + "]", lambda char: unicodedata.category(char)[0] == "L"),
+            "number": ("[" + bpe.character_class(bpe.NUMBER_RANGES, "python") + "]", lambda char: unicodedata.category(char)[0] == "N"),
+            "space": ("[" + bpe.character_class(bpe.SPACE_RANGES, "python") + "]", lambda char: re.match(r"\s", char) is not None),
+        }
+        for name, (pattern, is_member) in classes.items():
+            with self.subTest(name):
+                self.assertEqual(set(re.findall(pattern, everything)), set(filter(is_member, everything)))
+
+    @unittest.skipUnless(unicodedata.unidata_version == bpe.UNICODE_VERSION, "needs the pinned Unicode version")
+    def test_generated_block_is_current(self):
+        result = subprocess.run(
+            [sys.executable, "make_unicode_ranges.py", "--check"], cwd=ROOT, capture_output=True, text=True
+        )
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+
+    def test_characters_newer_than_the_pinned_version_are_other(self):
+        self.assertEqual(chunks("ab" + NEWER_THAN_PINNED[0] + "cd", "gpt2"), ["ab", NEWER_THAN_PINNED[0], "cd"])
+
+
+def installed(module):
+    """Whether a third-party package can be imported (interop tests skip without it)."""
+    return importlib.util.find_spec(module) is not None
+
+
+def interop_samples():
+    """Texts the exports are checked on: the corpus, many scripts, and random Unicode."""
+    rng = random.Random(2024)
+    return [CORPUS, NEWER_THAN_PINNED, *SCRIPTS.values(), *(random_unicode(rng, rng.randint(0, 30)) for _ in range(3000))]
+
+
+@unittest.skipUnless(installed("tiktoken"), "tiktoken is not installed (.ci/run installs it)")
+class TiktokenTests(unittest.TestCase):
+    """tiktoken, loaded with our export, gives our IDs."""
+
+    def test_same_ids_and_text(self):
+        import tiktoken
+
+        encoding = tiktoken.Encoding(**BYTES.to_tiktoken())
+        for text in interop_samples():
+            ids = BYTES.encode(text)
+            self.assertEqual(encoding.encode_ordinary(text), ids, text[:40])
+            self.assertEqual(encoding.decode(ids), BYTES.decode(ids))
+        special = "mia<|endoftext|>leo"
+        self.assertEqual(encoding.encode(special, allowed_special="all"), BYTES.encode(special, allowed_special="all"))
+
+    def test_exports_are_refused_when_tiktoken_would_differ(self):
+        with self.assertRaisesRegex(ValueError, "only a byte-level tokenizer"):
+            LAB.to_tiktoken()
+        ambiguous = Tokenizer(None, [("b", "c"), ("a", "b"), ("ab", "c")], level="bytes")
+        with self.assertRaisesRegex(ValueError, "'abc' as 'a' \\+ 'bc'"):
+            ambiguous.to_tiktoken()
+
+
+@unittest.skipUnless(installed("tokenizers"), "tokenizers is not installed (.ci/run installs it)")
+class HuggingFaceTests(unittest.TestCase):
+    """Hugging Face tokenizers, loaded from our tokenizer.json, gives our IDs."""
+
+    def check(self, ours):
+        """Save ``ours`` for Hugging Face, load it there, and compare on every sample."""
+        from tokenizers import Tokenizer as HuggingFaceTokenizer
+
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "tokenizer.json")
+            ours.save_huggingface(path)
+            theirs = HuggingFaceTokenizer.from_file(path)
+        for text in interop_samples():
+            ids = ours.encode(text)
+            self.assertEqual(theirs.encode(text, add_special_tokens=False).ids, ids, text[:40])
+            self.assertEqual(theirs.decode(ids), ours.decode(ids), text[:40])
+
+    def test_byte_level(self):
+        self.check(BYTES)
+
+    def test_character_level(self):
+        self.check(LAB)
 
 
 if __name__ == "__main__":
