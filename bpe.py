@@ -1,30 +1,37 @@
-"""A character-level byte-pair-encoding (BPE) tokenizer, in one readable module.
+"""A byte-pair-encoding (BPE) tokenizer lab, in one readable module.
 
-BPE builds a vocabulary bottom-up. It starts from single characters, counts
-which two adjacent tokens occur together most often in the training text,
-glues that pair into a new token, and repeats. Encoding new text replays the
-learned merges, earliest first, so frequent words become one token and rare
-words fall back to smaller pieces.
+BPE builds a vocabulary bottom-up. It starts from single characters (or the
+256 byte values), counts which two adjacent tokens occur together most often
+in the training text, glues that pair into a new token, and repeats. Encoding
+new text replays the learned merges, earliest first, so frequent words become
+one token and rare words fall back to smaller pieces.
 
 The module reads top to bottom:
 
 1. constants and chunking (how text is cut before any merging),
-2. the training engine (which pairs to merge),
-3. the encoder (how one chunk is split with the learned merges),
+2. the training engine (which pairs to merge): the simple definition and the
+   fast incremental version that gives the same result,
+3. the encoder (how one chunk is split with the learned merges), likewise,
 4. the ``Tokenizer`` API that later lessons import,
-5. file I/O (the versioned JSON format and atomic writes).
+5. file I/O (the versioned JSON format and atomic writes),
+6. the command line (``python3 bpe.py --help``),
 
-Only the standard library is used.
+followed by generated data: the Unicode character classes the chunk patterns
+are built from. Only the standard library is used.
 """
 
+import argparse
+import contextlib
+import functools
 import heapq
 import json
 import os
 import re
 import sys
 import tempfile
+import time
 from collections import Counter
-from itertools import chain
+from itertools import accumulate, chain
 
 # --------------------------------------------------------------------------
 # 1. Constants and chunking
@@ -1231,6 +1238,457 @@ def read_json(path):
 
 
 # --------------------------------------------------------------------------
+# 6. The command line
+# --------------------------------------------------------------------------
+#
+# ``python3 bpe.py COMMAND ...`` (or ``python3 -m bpe COMMAND ...``) puts the
+# API above in a shell: train, encode, decode, show, explain and inspect.
+# Text goes in and out as UTF-8 whatever the locale: standard input is read
+# from ``sys.stdin.buffer`` and output written to ``sys.stdout.buffer``.
+# Bad input is one line on stderr and exit status 1; usage errors are
+# argparse's, with status 2. Every command only calls the API.
+
+PROGRAM = "bpe"
+"""The name error messages start with."""
+
+MARKS = {" ": "\N{OPEN BOX}", "\n": "\N{DOWNWARDS ARROW WITH CORNER LEFTWARDS}", "\t": "\N{RIGHTWARDS ARROW TO BAR}"}
+"""How whitespace inside a token is drawn: ␣ for a space, ↵ for a newline, ⇥ for a tab."""
+
+BOUNDARY = "\N{BOX DRAWINGS LIGHT VERTICAL}"
+"""What ``show`` puts between tokens in plain output: │ reads as a wall, not as
+text, and is almost never in prose (unlike | or ·); a real one in the text is
+escaped, like the marks, so the two can never be mistaken for each other."""
+
+ESCAPED = set(MARKS.values()) | {BOUNDARY, "\\"}
+"""Characters that ``visible`` writes as escapes because they would be mistaken
+for a mark, a boundary or an escape."""
+
+PALETTE = ("\x1b[30;43m", "\x1b[30;46m", "\x1b[30;42m", "\x1b[30;45m", "\x1b[30;47m")
+"""Background colours (black text) that ``show`` cycles through, so neighbours always differ."""
+
+UNKNOWN_STYLES = ("\x1b[1;97;41m", "\x1b[1;97;101m")
+"""Bold white on red and on bright red, alternating, for ``<unk>`` tokens; no palette colour is red."""
+
+RESET = "\x1b[0m"
+
+
+class CommandError(Exception):
+    """Bad input that the command line finds itself; reported like the API's ``ValueError``."""
+
+
+# -- input and output ------------------------------------------------------
+
+
+def write_out(text):
+    """Write ``text`` to standard output as UTF-8, whatever the locale."""
+    sys.stdout.buffer.write(text.encode("utf-8"))
+
+
+def read_stdin():
+    """All of standard input as text, decoded as UTF-8 exactly (line endings untouched)."""
+    try:
+        return sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise CommandError(f"standard input: not valid UTF-8 (byte {error.start})") from None
+
+
+def read_text(argument):
+    """The text a command works on: the TEXT argument itself, or standard input for ``-``.
+
+    The argument's original bytes are decoded as UTF-8, so it means the same
+    under any locale.
+    """
+    if argument == "-":
+        return read_stdin()
+    try:
+        return os.fsencode(argument).decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise CommandError(f"TEXT: not valid UTF-8 (byte {error.start})") from None
+
+
+def parse_ids(text, source):
+    """Token IDs written as a JSON list or separated by whitespace; checking them is ``decode``'s job."""
+    if text.lstrip().startswith("["):
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError):
+            raise CommandError(f"{source}: not a valid JSON list of token IDs") from None
+    ids = []
+    for word in text.split():
+        try:
+            ids.append(int(word))
+        except ValueError:
+            raise CommandError(f"{source}: {word!r} is not a token ID") from None
+    return ids
+
+
+def describe(error):
+    """An error as one line: ``FILE: reason`` for a failed file operation, else its message."""
+    if isinstance(error, OSError) and error.filename is not None:
+        return f"{error.filename}: {error.strerror}"
+    return str(error)
+
+
+def colour_wanted(stream):
+    """Colour only for a terminal, and never while NO_COLOR is set to something."""
+    return stream.isatty() and not os.environ.get("NO_COLOR")
+
+
+def escape(char):
+    """A character as a Python-style escape; a byte that is part of a cut character as ``\\xNN``."""
+    if "\udc80" <= char <= "\udcff":  # a lone byte, as surrogateescape decoding leaves it
+        return f"\\x{ord(char) - 0xDC00:02x}"
+    return char.encode("unicode_escape").decode("ascii")
+
+
+def visible_char(char):
+    """One character as ``visible`` draws it."""
+    if char in MARKS:
+        return MARKS[char]
+    if char in ESCAPED or not char.isprintable():
+        return escape(char)
+    return char
+
+
+def visible(text):
+    """``text`` with whitespace drawn as marks and every invisible or ambiguous character escaped."""
+    return "".join(map(visible_char, text))
+
+
+def token_text(tok, token):
+    """A vocabulary entry drawn by ``visible``: at byte level, the text of its bytes rather than its GPT-2 form."""
+    if tok.level == "characters":
+        return visible(token)
+    return visible(tok.decode_bytes([tok.ids[token]]).decode("utf-8", "surrogateescape"))
+
+
+@contextlib.contextmanager
+def progress_on_terminal(stream):
+    """Yield a ``progress(done, target)`` callback that redraws one line on ``stream``.
+
+    Yields None when ``stream`` is not a terminal, so piped or logged output
+    stays clean; the line is cleared when training ends, however it ends.
+    """
+    if not stream.isatty():
+        yield None
+        return
+    started = time.monotonic()
+
+    def progress(done, target):
+        elapsed = time.monotonic() - started
+        rate = done / elapsed if elapsed > 0 else 0.0
+        stream.write(f"\r\x1b[K{done:,}/{target:,} merges  {elapsed:.1f} s  {rate:,.0f} merges/s")
+        stream.flush()
+
+    stream.write("counting chunks ...")
+    stream.flush()
+    try:
+        yield progress
+    finally:
+        stream.write("\r\x1b[K")
+        stream.flush()
+
+
+# -- train -----------------------------------------------------------------
+
+
+def check_output_path(path):
+    """Refuse, before any training, an output path that cannot be written."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise CommandError(f"{path}: cannot write here: no folder {folder}")
+    if os.path.isdir(path):
+        raise CommandError(f"{path}: cannot write here: it is a folder")
+    if not os.access(folder, os.W_OK):
+        raise CommandError(f"{path}: cannot write here: the folder is not writable")
+
+
+def merge_table(history):
+    """The merges learned, as a Markdown table shaped like README's first merges."""
+
+    def code(token):
+        return f"`{json.dumps(token, ensure_ascii=False)}`"
+
+    lines = ["| rank | pair | token | count |", "| --- | --- | --- | --- |"]
+    for rank, merge in enumerate(history):
+        left, right = merge["pair"]
+        lines.append(f"| {rank} | {code(left)} + {code(right)} | {code(merge['token'])} | {merge['count']:,} |")
+    return "\n".join(lines) + "\n"
+
+
+def training_summary(tok, args, characters, tokens):
+    """One line: what was saved, what it holds, why training stopped, how well it compresses."""
+    if len(tok.vocab) >= args.vocab_size:
+        stopped = f"reached the requested {args.vocab_size:,} entries"
+    else:
+        stopped = f"stopped short of {args.vocab_size:,}: no pair occurs twice"
+    ratio = f"{characters / tokens:.3f}" if tokens else "-"
+    return (
+        f"{args.output}: {len(tok.vocab):,} tokens, alphabet of {len(tok.alphabet):,} {tok.level}, "
+        f"{len(tok.merges):,} merges learned, {stopped}; "
+        f"{ratio} characters per token on the training text ({characters:,} characters, {tokens:,} tokens)\n"
+    )
+
+
+def command_train(args):
+    """Train on files or standard input, save the tokenizer, and print a summary line."""
+    if "-" in args.files and len(args.files) > 1:
+        args.parser.error("'-' (standard input) cannot be combined with files")
+    check_output_path(args.output)
+    if args.files == ["-"]:
+        text = read_stdin()
+        train, pieces = functools.partial(Tokenizer.train, text), [text]
+    else:  # the files are read again, block by block, to measure the result
+        train = functools.partial(Tokenizer.train_from_files, args.files)
+        pieces = safe_pieces(read_blocks(args.files, BLOCK_SIZE))
+    options = {"byte_level": args.bytes, "special_tokens": tuple(args.special), "pattern": args.pattern}
+    with progress_on_terminal(sys.stderr) as progress:
+        tok = train(args.vocab_size, progress=progress, **options)
+    tok.save(args.output)
+    if args.verbose:
+        write_out(merge_table(tok.history))
+    characters = tokens = 0
+    for piece in pieces:
+        characters += len(piece)
+        tokens += len(tok.encode(piece, allowed_special="all"))
+    write_out(training_summary(tok, args, characters, tokens))
+
+
+# -- encode and decode -----------------------------------------------------
+
+
+def encode_text(tok, text, args):
+    """Encode as the API does, with special tokens' text allowed if ``--allow-special`` was given."""
+    return tok.encode(text, allowed_special="all" if args.allow_special else ())
+
+
+def command_encode(args):
+    """Print the IDs of the text, space-separated or as a JSON list."""
+    ids = encode_text(Tokenizer.load(args.tokenizer), read_text(args.text), args)
+    write_out((json.dumps(ids) if args.json else " ".join(map(str, ids))) + "\n")
+
+
+def command_decode(args):
+    """Write exactly the bytes the IDs stand for, adding nothing, so even a cut character round-trips."""
+    tok = Tokenizer.load(args.tokenizer)
+    if args.ids in ([], ["-"]):
+        ids = parse_ids(read_stdin(), "standard input")
+    else:
+        ids = parse_ids(" ".join(args.ids), "IDS")
+    sys.stdout.buffer.write(tok.decode_bytes(ids))
+
+
+# -- show ------------------------------------------------------------------
+
+
+def split_at(sequence, lengths):
+    """Cut ``sequence`` into consecutive pieces of the given lengths."""
+    ends = list(accumulate(lengths))
+    return [sequence[start:end] for start, end in zip([0] + ends, ends)]
+
+
+def token_texts(tok, text, ids):
+    """The stretch of ``text`` each token covers, so unknown characters appear as themselves.
+
+    A token's length is the length of what it decodes to (an unknown
+    character decodes to one U+FFFD). At byte level lengths count bytes, and
+    a byte of a character cut between tokens comes back as a lone surrogate,
+    which ``visible`` shows as ``\\xNN``.
+    """
+    if tok.level == "bytes":
+        spans = split_at(text.encode("utf-8"), [len(tok.decode_bytes([i])) for i in ids])
+        return [span.decode("utf-8", "surrogateescape") for span in spans]
+    return split_at(text, [len(tok.decode([i])) for i in ids])
+
+
+def render_plain(pieces, unknown):
+    """Tokens between │ boundaries, whitespace as marks, ``<unk>`` for unknown characters.
+
+    A newline mark is followed by a real newline so that lines stay lines.
+    """
+    newline = MARKS["\n"]
+    return BOUNDARY.join(
+        UNK if is_unknown else visible(piece).replace(newline, newline + "\n")
+        for piece, is_unknown in zip(pieces, unknown)
+    )
+
+
+def render_colour(pieces, unknown):
+    """Tokens on background colours that differ between neighbours; unknown ones on red.
+
+    The colour shows where a space is, so spaces stay spaces; the colour is
+    reset before each real newline so that it never runs on to the line's end.
+    """
+    newline, space = MARKS["\n"], MARKS[" "]
+    painted = []
+    for index, (piece, is_unknown) in enumerate(zip(pieces, unknown)):
+        styles = UNKNOWN_STYLES if is_unknown else PALETTE
+        style = styles[index % len(styles)]
+        lines = visible(piece).replace(space, " ").replace(newline, newline + "\n").split("\n")
+        painted.append("\n".join(style + line + RESET if line else "" for line in lines))
+    return "".join(painted)
+
+
+def command_show(args):
+    """Print the text with its token boundaries visible, then a footer with the counts."""
+    tok = Tokenizer.load(args.tokenizer)
+    text = read_text(args.text)
+    ids = encode_text(tok, text, args)
+    unknown_id = tok.ids[UNK] if tok.level == "characters" else None
+    unknown = [token_id == unknown_id for token_id in ids]
+    render = render_colour if colour_wanted(sys.stdout) else render_plain
+    shown = render(token_texts(tok, text, ids), unknown)
+    footer = f"{len(text):,} characters, {len(ids):,} tokens"
+    if ids:
+        footer += f", {len(text) / len(ids):.3f} characters per token"
+    if any(unknown):
+        footer += f", {sum(unknown):,} unknown"
+    write_out(shown + ("" if shown.endswith("\n") else "\n") + footer + "\n")
+
+
+# -- explain ---------------------------------------------------------------
+
+
+def explain_chunk(tok, chunk, title):
+    """The lines showing ``reference_encode`` merge one chunk, from its starting pieces to its IDs."""
+    steps = [("start", tok.start_tokens(chunk))]
+
+    def on_merge(rank, pair, tokens):
+        steps.append((f"rank {rank}: {token_text(tok, pair[0])} + {token_text(tok, pair[1])}", tokens))
+
+    final = reference_encode(steps[0][1], tok.merge_rank, on_merge=on_merge)
+    steps.append(("tokens", final))
+    width = max(len(label) for label, _ in steps)
+    lines = [title]
+    lines += [f"  {label:<{width}}  {' '.join(token_text(tok, piece) for piece in pieces)}" for label, pieces in steps]
+    lines.append(f"  {'IDs':<{width}}  {' '.join(str(tok.ids[token]) for token in final)}")
+    return lines
+
+
+def command_explain(args):
+    """Replay the merges chunk by chunk, then give the tokens and IDs of the whole text."""
+    tok = Tokenizer.load(args.tokenizer)
+    text = read_text(args.text)
+    ids = tok.encode(text)  # first, so that the text of a special token is refused as encode refuses it
+    found = tok.chunks(text)
+    lines = []
+    for number, chunk in enumerate(found, 1):
+        lines += explain_chunk(tok, chunk, f"chunk {number} of {len(found)}: {visible(chunk)}")
+    lines.append(f"tokens: {' '.join(token_text(tok, tok.vocab[i]) for i in ids)}")
+    lines.append(f"IDs: {' '.join(map(str, ids))}")
+    write_out("\n".join(lines) + "\n")
+
+
+# -- inspect ---------------------------------------------------------------
+
+
+def made_from(tok, token_id):
+    """What a vocabulary entry is: blank for a base token, its two parts for a merge, or "special"."""
+    first = len(tok.vocab) - len(tok.merges) - len(tok.special_tokens)
+    if token_id < first:
+        return ""
+    if token_id < first + len(tok.merges):
+        left, right = tok.merges[token_id - first]
+        return f"{token_text(tok, left)} + {token_text(tok, right)}"
+    return "special"
+
+
+def format_table(rows):
+    """Rows of strings as aligned columns, the first column right-aligned (it holds numbers)."""
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [row[0].rjust(widths[0])] + [cell.ljust(width) for cell, width in zip(row[1:], widths[1:])]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def command_inspect(args):
+    """Print the vocabulary as a table of ID, token and the parts merged into it."""
+    tok = Tokenizer.load(args.tokenizer)
+    shown = range(len(tok.vocab) if args.top is None else min(args.top, len(tok.vocab)))
+    rows = [("ID", "token", "made from")]
+    rows += [(str(i), token_text(tok, tok.vocab[i]), made_from(tok, i)) for i in shown]
+    write_out(format_table(rows))
+
+
+# -- the parser and main -----------------------------------------------------
+
+
+def positive_int(text):
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, not {text!r}")
+    return value
+
+
+def build_parser():
+    """The argument parser: one subcommand per job, each with its own --help."""
+    parser = argparse.ArgumentParser(
+        prog=PROGRAM,
+        description="Train, use and look inside a BPE tokenizer. Run as python3 bpe.py or python3 -m bpe.",
+        epilog="Text is UTF-8 in and out. Exit status: 0 done, 1 bad input, 2 bad usage.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    tokenizer = argparse.ArgumentParser(add_help=False)
+    tokenizer.add_argument("-t", "--tokenizer", required=True, metavar="TOK.json", help="the tokenizer file")
+    text = argparse.ArgumentParser(add_help=False)
+    text.add_argument("text", nargs="?", default="-", metavar="TEXT",
+                      help="the text itself (not a file name); - or nothing reads standard input")
+    special = argparse.ArgumentParser(add_help=False)
+    special.add_argument("--allow-special", action="store_true",
+                         help="encode the text of special tokens as their IDs (otherwise it is an error)")
+
+    def add(name, run, summary, parents=()):
+        sub = commands.add_parser(name, help=summary, description=summary, parents=list(parents))
+        sub.set_defaults(run=run, parser=sub)
+        return sub
+
+    train = add("train", command_train, "learn merges from text files and save the tokenizer")
+    train.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files; - reads standard input")
+    train.add_argument("--vocab-size", type=int, required=True, metavar="N",
+                       help="entries to aim for, special tokens included")
+    train.add_argument("-o", "--output", required=True, metavar="OUT.json", help="where to save the tokenizer")
+    train.add_argument("--bytes", action="store_true", help="start from UTF-8 bytes instead of characters")
+    train.add_argument("--special", action="append", default=[], metavar="TOKEN",
+                       help="a special token (no whitespace): its own ID, its text left out of training; repeatable")
+    train.add_argument("--pattern", choices=sorted(PATTERN_TEMPLATES),
+                       help="how text is cut into chunks before merging (default: lab for characters, gpt2 for bytes)")
+    train.add_argument("--verbose", action="store_true", help="also print every merge learned, as a table")
+    encode = add("encode", command_encode, "print the token IDs of a text", [tokenizer, text, special])
+    encode.add_argument("--json", action="store_true", help="print a JSON list instead of space-separated IDs")
+    decode = add("decode", command_decode, "write the text that token IDs stand for, adding nothing", [tokenizer])
+    decode.add_argument("ids", nargs="*", metavar="IDS",
+                        help="token IDs, or a JSON list; - or nothing reads them from standard input")
+    add("show", command_show, "print a text with its token boundaries visible", [tokenizer, text, special])
+    add("explain", command_explain, "replay the merges on a text, step by step", [tokenizer, text])
+    inspect = add("inspect", command_inspect, "print the vocabulary as a table", [tokenizer])
+    inspect.add_argument("--top", type=positive_int, metavar="N", help="only the first N entries")
+    return parser
+
+
+def main(argv=None):
+    """Run one command; return the exit status (0 done, 1 bad input; argparse exits 2 itself)."""
+    args = build_parser().parse_args(argv)
+    try:
+        args.run(args)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:  # the reader stopped early (| head): not an error worth a message
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except (OSError, ValueError, CommandError) as error:
+        print(f"{PROGRAM}: {describe(error)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+# --------------------------------------------------------------------------
 # Generated data: the character classes the chunk patterns are built from
 # --------------------------------------------------------------------------
 
@@ -1343,3 +1801,7 @@ SPACE_RANGES = """
     205F 3000
 """
 # END GENERATED CHARACTER CLASSES
+
+
+if __name__ == "__main__":
+    sys.exit(main())

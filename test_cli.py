@@ -1,0 +1,429 @@
+"""Tests for the command line (``python3 bpe.py COMMAND ...``), each command run as a real process.
+
+Every run uses the C locale with Python's UTF-8 mode and locale coercion
+turned off, so standard streams and arguments are ASCII as far as Python is
+concerned: text can only come through intact if the command line really reads
+and writes UTF-8 bytes itself. The colour and progress paths run under a
+pseudo-terminal (``pty``), so ``isatty()`` is true for real.
+"""
+
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import bpe
+
+try:
+    import pty
+except ImportError:  # Windows has no pseudo-terminals
+    pty = None
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+BPE_PATH = os.path.join(ROOT, "bpe.py")
+LAB = os.path.join(ROOT, "tokenizer.json")
+CORPUS = os.path.join(ROOT, "corpus.txt")
+
+ENV = dict(os.environ, LC_ALL="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
+for name in ("NO_COLOR", "PYTHONIOENCODING"):
+    ENV.pop(name, None)
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+STYLED = re.compile(r"\x1b\[([0-9;]+)m([^\x1b]*)\x1b\[0m")
+RED = {"1;97;41", "1;97;101"}
+
+# README's first merges, copied in as facts: ``train --verbose`` prints this table.
+README_FIRST_MERGES = """\
+| rank | pair | token | count |
+| --- | --- | --- | --- |
+| 0 | `" "` + `"t"` | `" t"` | 2,400 |
+| 1 | `"h"` + `"e"` | `"he"` | 1,798 |
+| 2 | `" t"` + `"he"` | `" the"` | 1,600 |
+| 3 | `" "` + `"g"` | `" g"` | 1,186 |
+| 4 | `" "` + `"b"` | `" b"` | 1,101 |
+| 5 | `" "` + `"a"` | `" a"` | 1,072 |
+"""
+
+
+def start(command, cwd=None):
+    """Start ``command`` with pipes for all three standard streams."""
+    pipe = subprocess.PIPE
+    return subprocess.Popen(command, stdin=pipe, stdout=pipe, stderr=pipe, env=ENV, cwd=cwd)
+
+
+def finish(process, stdin=b""):
+    """Give a started process its standard input and wait for it."""
+    stdout, stderr = process.communicate(stdin, timeout=60)
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def run(*args, stdin=b""):
+    """Run ``bpe.py`` with ``args`` and bytes on standard input; stdout and stderr are pipes."""
+    return finish(start([sys.executable, BPE_PATH, *args]), stdin)
+
+
+def run_all(*commands):
+    """Run independent commands side by side; each is a tuple of arguments, optionally ending in stdin bytes.
+
+    All are started before any is waited for, so they overlap without threads
+    (a thread still winding down would make ``pty.fork`` unsafe).
+    """
+    inputs = [command[-1] if command and isinstance(command[-1], bytes) else b"" for command in commands]
+    arguments = [command[:-1] if command and isinstance(command[-1], bytes) else command for command in commands]
+    processes = [start([sys.executable, BPE_PATH, *args]) for args in arguments]
+    return [finish(process, stdin) for process, stdin in zip(processes, inputs)]
+
+
+def run_in_terminal(*args, env=None):
+    """Run ``bpe.py`` with all three standard streams on a pseudo-terminal; return (output, status).
+
+    The terminal turns each newline written into ``\\r\\n``.
+    """
+    pid, terminal = pty.fork()
+    if pid == 0:  # the child: its stdin, stdout and stderr are the terminal
+        try:
+            os.execve(sys.executable, [sys.executable, BPE_PATH, *args], env or ENV)
+        finally:
+            os._exit(127)
+    output = []
+    try:
+        while select.select([terminal], [], [], 30)[0]:
+            try:
+                data = os.read(terminal, 1 << 16)
+            except OSError:  # EIO: the child has closed the terminal
+                break
+            if not data:
+                break
+            output.append(data)
+        else:
+            os.kill(pid, signal.SIGKILL)
+    finally:
+        os.close(terminal)
+        _, status = os.waitpid(pid, 0)
+    return b"".join(output), os.waitstatus_to_exitcode(status)
+
+
+def load_json(path):
+    """A JSON file's content."""
+    with open(path, encoding="utf-8") as stream:
+        return json.load(stream)
+
+
+def write(folder, name, data):
+    """Write bytes to ``folder/name`` and return the path."""
+    path = os.path.join(folder, name)
+    with open(path, "wb") as stream:
+        stream.write(data)
+    return path
+
+
+def setUpModule():
+    """Make a temporary folder with test inputs and a byte-level tokenizer trained by the CLI."""
+    global TEMP, FOLDER, CAFE, BYTES, BYTES_TRAINING, MARKS_TOKENIZER
+    TEMP = tempfile.TemporaryDirectory()
+    FOLDER = TEMP.name
+    CAFE = write(FOLDER, "cafe.txt", "le café, thé, été, bébé <|end|>\n".encode() * 100)
+    BYTES = os.path.join(FOLDER, "bytes.json")
+    BYTES_TRAINING = run("train", CORPUS, CAFE, "--bytes", "--special", "<|end|>", "--vocab-size", "300", "-o", BYTES)
+    # A character-level tokenizer, no merges, whose alphabet holds the characters show draws marks with.
+    alphabet = sorted("ab \t\n\\\u2502\u2423\u21b5\u21e5")
+    text = json.dumps({"format_version": 1, "alphabet": alphabet, "merges": []})
+    MARKS_TOKENIZER = write(FOLDER, "marks.json", text.encode())
+
+
+def tearDownModule():
+    TEMP.cleanup()
+
+
+class CommandLineTestCase(unittest.TestCase):
+    """Assertions shared by the command-line tests."""
+
+    def assertSucceeds(self, result):
+        """Exit status 0, and nothing on stderr."""
+        self.assertEqual((result.returncode, result.stderr), (0, b""), result.stderr.decode(errors="replace"))
+
+    def assertFails(self, result, message, status=1):
+        """The given status, no output, and ``message`` in a one-line stderr with no traceback."""
+        stderr = result.stderr.decode("utf-8", errors="replace")
+        self.assertEqual(result.returncode, status, stderr)
+        self.assertEqual(result.stdout, b"")
+        self.assertNotIn("Traceback", stderr)
+        self.assertIn(message, stderr)
+        if status == 1:
+            self.assertEqual(stderr.count("\n"), 1, stderr)
+            self.assertTrue(stderr.startswith("bpe: "), stderr)
+
+
+class TrainTests(CommandLineTestCase):
+
+    def test_training_on_the_corpus_gives_the_lab_tokenizer_and_a_summary(self):
+        out = os.path.join(FOLDER, "lab96.json")
+        result = run("train", CORPUS, "--vocab-size", "96", "-o", out)
+        self.assertSucceeds(result)  # stderr is not a terminal: no progress line
+        with open(out, "rb") as mine, open(LAB, "rb") as lab:
+            self.assertEqual(mine.read(), lab.read())
+        summary = result.stdout.decode()
+        self.assertEqual(summary.count("\n"), 1)
+        for fact in ("96 tokens", "alphabet of 27 characters", "68 merges learned",
+                     "reached the requested 96", "3.145 characters per token", "14,381 tokens"):
+            self.assertIn(fact, summary)
+
+    def test_training_on_standard_input_says_why_it_stopped_early(self):
+        with open(CORPUS, "rb") as stream:
+            corpus = stream.read()
+        out = os.path.join(FOLDER, "stdin128.json")
+        result = run("train", "-", "--vocab-size", "128", "-o", out, "--verbose", stdin=corpus)
+        self.assertSucceeds(result)
+        *table, summary = result.stdout.decode().splitlines()
+        self.assertEqual("\n".join(table[:8]) + "\n", README_FIRST_MERGES)
+        self.assertEqual(len(table), 2 + 81)
+        self.assertEqual(len(load_json(out)["merges"]), 81)
+        for fact in ("109 tokens", "81 merges learned", "no pair occurs twice", "3.647 characters per token"):
+            self.assertIn(fact, summary)
+
+    def test_byte_level_training_with_a_special_token_from_two_files(self):
+        self.assertSucceeds(BYTES_TRAINING)
+        summary = BYTES_TRAINING.stdout.decode()
+        self.assertIn("300 tokens, alphabet of 256 bytes", summary)
+        saved = load_json(BYTES)
+        self.assertEqual((saved["level"], saved["special_tokens"]), ("bytes", {"<|end|>": 299}))
+
+    def test_errors_in_the_input_are_one_line_with_status_1(self):
+        out = os.path.join(FOLDER, "never.json")
+        bad_utf8 = write(FOLDER, "latin1.txt", "café".encode("latin-1"))
+        missing = os.path.join(FOLDER, "missing.txt")
+        results = run_all(
+            ("train", missing, "--vocab-size", "50", "-o", out),
+            ("train", bad_utf8, "--vocab-size", "50", "-o", out),
+            ("train", CORPUS, "--vocab-size", "20", "-o", out),
+            ("train", CORPUS, "--vocab-size", "50", "-o", os.path.join(missing, "x.json")),
+        )
+        messages = [f"bpe: {missing}: No such file or directory", f"bpe: {bad_utf8}: not valid UTF-8",
+                    "smaller than the 28 base tokens", "cannot write here"]
+        for result, message in zip(results, messages):
+            self.assertFails(result, message)
+        self.assertFalse(os.path.exists(out))
+
+    def test_usage_errors_have_status_2(self):
+        results = run_all(
+            ("train", CORPUS, "-o", "x.json"),
+            ("train", CORPUS, "-", "--vocab-size", "50", "-o", "x.json"),
+            ("train", CORPUS, "--vocab-size", "many", "-o", "x.json"),
+        )
+        for result, message in zip(results, ["--vocab-size", "standard input", "invalid int"]):
+            self.assertFails(result, message, status=2)
+
+    @unittest.skipIf(pty is None, "needs a pseudo-terminal")
+    def test_progress_is_shown_on_a_terminal(self):
+        out = os.path.join(FOLDER, "progress.json")
+        output, status = run_in_terminal("train", CORPUS, "--vocab-size", "300", "-o", out)
+        text = output.decode()
+        self.assertEqual(status, 0, text)
+        self.assertRegex(text, r"\r\x1b\[K\d+/272 merges +\d+\.\d s +[\d,]+ merges/s")
+        self.assertRegex(text, r"\r\x1b\[K[^\r\n]*109 tokens[^\r\n]*\r\n$")  # cleared, then the summary
+
+
+class EncodeDecodeTests(CommandLineTestCase):
+
+    def test_encode_a_text_argument(self):
+        self.assertEqual(run("encode", "-t", LAB, "mia has a red ball.").stdout, b"58 36 33 89 85 4\n")
+        self.assertEqual(run("encode", "-t", LAB, "--json", "mia has a red ball.").stdout, b"[58, 36, 33, 89, 85, 4]\n")
+
+    def test_a_non_ascii_argument_is_utf_8_in_the_c_locale(self):
+        by_argument = run("encode", "-t", BYTES, "thé ☕")
+        self.assertSucceeds(by_argument)
+        self.assertEqual(by_argument.stdout, run("encode", "-t", BYTES, stdin="thé ☕".encode()).stdout)
+
+    def test_decode_writes_exactly_the_text(self):
+        self.assertEqual(run("decode", "-t", LAB, "58", "36", "33", "89", "85", "4").stdout, b"mia has a red ball.")
+        self.assertEqual(run("decode", "-t", LAB, stdin=b"[58, 36,\n 1]").stdout, b"mia has\n")
+
+    def round_trip(self, tokenizer, data):
+        """Encode ``data`` from standard input, decode the IDs from standard input; return the bytes."""
+        encoded = run("encode", "-t", tokenizer, "-", stdin=data)
+        self.assertSucceeds(encoded)
+        decoded = run("decode", "-t", tokenizer, "-", stdin=encoded.stdout)
+        self.assertSucceeds(decoded)
+        return encoded.stdout, decoded.stdout
+
+    def test_encode_then_decode_reproduces_standard_input(self):
+        data = "mia has a red ball.\nthe end\n\n".encode()
+        encoded, decoded = self.round_trip(LAB, data)
+        self.assertEqual(decoded, data)
+        self.assertTrue(encoded.endswith(b" 1 1\n"))  # the trailing newlines were encoded (ID 1 is "\n")
+
+    def test_unknown_characters_decode_to_the_replacement_character(self):
+        encoded, decoded = self.round_trip(LAB, "café ☕\n".encode())
+        self.assertEqual(encoded, b"7 5 0 0 2 0 1\n")
+        self.assertEqual(decoded, "ca\ufffd\ufffd \ufffd\n".encode())
+
+    def test_byte_level_round_trips_everything_even_a_cut_character(self):
+        data = "café ☕\r\n".encode()
+        self.assertEqual(self.round_trip(BYTES, data)[1], data)
+        data = "café ☕ <|end|>\n".encode()
+        special = run("encode", "-t", BYTES, "--allow-special", stdin=data)
+        self.assertIn(b" 299 ", special.stdout)
+        self.assertEqual(run("decode", "-t", BYTES, stdin=special.stdout).stdout, data)
+        self.assertEqual(run("decode", "-t", BYTES, "99", "195").stdout, b"c\xc3")
+
+    def test_bad_ids_and_bad_input(self):
+        results = run_all(
+            ("decode", "-t", LAB, "58", "96"),
+            ("decode", "-t", LAB, "--", "-1"),
+            ("decode", "-t", LAB, b"58 x"),
+            ("decode", "-t", LAB, b"[58, 36"),
+            ("encode", "-t", LAB, b"caf\xe9"),
+            ("encode", "-t", BYTES, "<|end|>"),
+        )
+        messages = ["bpe: IDs [96] are outside the vocabulary", "IDs [-1] are outside the vocabulary",
+                    "'x' is not a token ID", "not a valid JSON list", "standard input: not valid UTF-8",
+                    "special token '<|end|>'"]
+        for result, message in zip(results, messages):
+            self.assertFails(result, message)
+
+    def test_tokenizer_file_errors(self):
+        missing = os.path.join(FOLDER, "missing.json")
+        malformed = [write(FOLDER, name, data) for name, data in [
+            ("notjson.json", b"{"),
+            ("future.json", b'{"format_version": 9}'),
+            ("badmerge.json", b'{"format_version": 1, "alphabet": ["a"], "merges": [["a", "b"]]}'),
+        ]]
+        missing_result, *results = run_all(("encode", "-t", missing, "hi"),
+                                           *[("decode", "-t", path, "0") for path in malformed])
+        self.assertFails(missing_result, f"bpe: {missing}: No such file or directory")
+        for path, result in zip(malformed, results):
+            with self.assertRaises(ValueError) as caught:
+                bpe.Tokenizer.load(path)
+            self.assertFails(result, str(caught.exception))
+            self.assertEqual(result.stderr.decode(), f"bpe: {caught.exception}\n")
+
+
+class ShowTests(CommandLineTestCase):
+    TEXT = "mia has a café.\nok"
+    PLAIN = (
+        "mia│␣has│␣a│␣│c│a│<unk>│<unk>│.│↵\n"
+        "│o│k\n"
+        "18 characters, 12 tokens, 1.500 characters per token, 2 unknown\n"
+    )
+    # What a terminal shows once the colour codes are taken out: the text, the newline mark, the footer.
+    UNCOLOURED = "mia has a café.↵\r\nok\r\n18 characters, 12 tokens, 1.500 characters per token, 2 unknown\r\n"
+
+    def test_piped_output_is_plain(self):
+        result = run("show", "-t", LAB, self.TEXT)
+        self.assertSucceeds(result)
+        self.assertEqual(result.stdout.decode(), self.PLAIN)
+
+    def test_marks_and_the_boundary_are_escaped_where_they_are_text(self):
+        result = run("show", "-t", MARKS_TOKENIZER, "a b\t\n\\│␣↵⇥")
+        shown, footer = result.stdout.decode().rsplit("\n", 2)[:2]
+        self.assertEqual(shown.split("│"),
+                         ["a", "␣", "b", "⇥", "↵\n", "\\\\", "\\u2502", "\\u2423", "\\u21b5", "\\u21e5"])
+        self.assertEqual(footer, "10 characters, 10 tokens, 1.000 characters per token")
+
+    def test_byte_level_shows_a_cut_character_as_its_bytes(self):
+        self.assertEqual(run("show", "-t", BYTES, "☕").stdout.decode().splitlines()[0], "\\xe2│\\x98│\\x95")
+
+    @unittest.skipIf(pty is None, "needs a pseudo-terminal")
+    def test_a_terminal_gets_colours_that_differ_between_neighbours(self):
+        output, status = run_in_terminal("show", "-t", LAB, self.TEXT)
+        text = output.decode()
+        self.assertEqual(status, 0, text)
+        styled = STYLED.findall(text)
+        self.assertEqual([token for _, token in styled],
+                         ["mia", " has", " a", " ", "c", "a", "f", "é", ".", "↵", "o", "k"])
+        styles = [style for style, _ in styled]
+        self.assertTrue(all(left != right for left, right in zip(styles, styles[1:])), styles)
+        self.assertEqual([token for style, token in styled if style in RED], ["f", "é"])
+        self.assertEqual(ANSI.sub("", text), self.UNCOLOURED)
+
+    @unittest.skipIf(pty is None, "needs a pseudo-terminal")
+    def test_no_color_keeps_a_terminal_plain(self):
+        output, status = run_in_terminal("show", "-t", LAB, self.TEXT, env=dict(ENV, NO_COLOR="1"))
+        self.assertEqual(status, 0)
+        self.assertNotIn(b"\x1b[", output)
+        self.assertEqual(output.decode(), self.PLAIN.replace("\n", "\r\n"))
+
+
+class ExplainTests(CommandLineTestCase):
+
+    def lines(self, *args):
+        """The output of a successful run, as lists of words."""
+        result = run(*args)
+        self.assertSucceeds(result)
+        return [line.split() for line in result.stdout.decode().splitlines()]
+
+    def test_explain_replays_each_chunk_merge_by_merge(self):
+        lines = self.lines("explain", "-t", LAB, "mia has")
+        self.assertEqual(lines[:6], [
+            ["chunk", "1", "of", "2:", "mia"],
+            ["start", "m", "i", "a"],
+            ["rank", "29:", "i", "+", "a", "m", "ia"],
+            ["rank", "30:", "m", "+", "ia", "mia"],
+            ["tokens", "mia"],
+            ["IDs", "58"],
+        ])
+        self.assertEqual(lines[6:9], [["chunk", "2", "of", "2:", "␣has"], ["start", "␣", "h", "a", "s"],
+                                      ["rank", "6:", "␣", "+", "h", "␣h", "a", "s"]])
+        self.assertEqual(lines[-2:], [["tokens:", "mia", "␣has"], ["IDs:", "58", "36"]])
+        merges = load_json(LAB)["merges"]
+        self.assertEqual([merges[29], merges[30], merges[6]], [["i", "a"], ["m", "ia"], [" ", "h"]])
+
+    def test_explain_shows_unknown_characters_and_bytes(self):
+        lines = self.lines("explain", "-t", LAB, "café")
+        self.assertEqual(lines[1:4],
+                         [["start", "c", "a", "<unk>"], ["tokens", "c", "a", "<unk>"], ["IDs", "7", "5", "0"]])
+        self.assertEqual(lines[4:6], [["chunk", "2", "of", "2:", "é"], ["start", "<unk>"]])
+        lines = self.lines("explain", "-t", BYTES, "café")
+        self.assertEqual(lines[1], ["start", "c", "a", "f", "\\xc3", "\\xa9"])
+        self.assertEqual(lines[2][2:], ["\\xc3", "+", "\\xa9", "c", "a", "f", "é"])
+        self.assertEqual(lines[-1], ["IDs:"] + run("encode", "-t", BYTES, "café").stdout.decode().split())
+
+
+class InspectTests(CommandLineTestCase):
+
+    def test_the_vocabulary_table(self):
+        result = run("inspect", "-t", LAB)
+        self.assertSucceeds(result)
+        rows = [line.split() for line in result.stdout.decode().splitlines()]
+        self.assertEqual(len(rows), 1 + 96)
+        self.assertEqual(rows[:4], [["ID", "token", "made", "from"], ["0", "<unk>"], ["1", "↵"], ["2", "␣"]])
+        self.assertEqual(rows[1 + 30], ["30", "␣the", "␣t", "+", "he"])
+
+    def test_top_and_byte_level_with_a_special_token(self):
+        everything, top, zero = run_all(("inspect", "-t", BYTES), ("inspect", "-t", LAB, "--top", "5"),
+                                        ("inspect", "-t", LAB, "--top", "0"))
+        rows = [line.split() for line in everything.stdout.decode().splitlines()]
+        self.assertEqual(rows[1 + 32], ["32", "␣"])
+        self.assertEqual(rows[1 + 256], ["256", "␣t", "␣", "+", "t"])
+        self.assertEqual(rows[-1], ["299", "<|end|>", "special"])
+        self.assertEqual(len(top.stdout.splitlines()), 1 + 5)
+        self.assertFails(zero, "positive", status=2)
+
+
+class UsageTests(CommandLineTestCase):
+
+    def test_every_command_has_help(self):
+        commands = ("train", "encode", "decode", "show", "explain", "inspect")
+        for command, result in zip(commands, run_all(*[(command, "--help") for command in commands])):
+            self.assertSucceeds(result)
+            self.assertIn(f"usage: bpe {command}", result.stdout.decode())
+
+    def test_python_m_bpe_works_from_the_project_folder(self):
+        result = finish(start([sys.executable, "-m", "bpe", "--help"], cwd=ROOT))
+        self.assertSucceeds(result)
+        for command in ("train", "encode", "decode", "show", "explain", "inspect"):
+            self.assertIn(command, result.stdout.decode())
+
+    def test_usage_errors(self):
+        results = run_all((), ("frobnicate",), ("encode", "hi"))
+        for result, message in zip(results, ["required", "invalid choice", "-t/--tokenizer"]):
+            self.assertFails(result, message, status=2)
+
+
+if __name__ == "__main__":
+    unittest.main()
