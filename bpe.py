@@ -450,7 +450,7 @@ def _merge_everywhere(pair, new, words, weights, pair_counts, pair_words):
     return created
 
 
-def train_merges(chunk_counts, max_merges, progress=None):
+def train_merges(chunk_counts, max_merges, progress=None, on_merge=None):
     """Learn exactly what ``reference_train`` learns, updating counts incrementally.
 
     Instead of recounting every pair after each merge, it keeps the count of
@@ -460,6 +460,9 @@ def train_merges(chunk_counts, max_merges, progress=None):
     the same tie rule as ``best_pair``. Counts only fall after a pair first
     appears, so an entry whose count has fallen is pushed back with its
     current count when it surfaces (lazy invalidation).
+
+    ``on_merge(rank, pair, count)``, if given, hears of each merge as soon as
+    it is learned, so a long run can be watched.
     """
     tokens, words, weights = _code_words(chunk_counts)
     if len(tokens) + max_merges > sys.maxunicode + 1:
@@ -478,6 +481,8 @@ def train_merges(chunk_counts, max_merges, progress=None):
         if count < 2:
             break
         learned.append((token_pair, count))
+        if on_merge is not None:
+            on_merge(len(learned) - 1, token_pair, count)
         new = chr(len(tokens))
         tokens.append(token_pair[0] + token_pair[1])
         created = _merge_everywhere(pair, new, words, weights, pair_counts, pair_words)
@@ -772,7 +777,9 @@ class Tokenizer:
     # -- training ----------------------------------------------------------
 
     @classmethod
-    def train(cls, text, vocab_size, progress=None, *, byte_level=False, special_tokens=(), pattern=None):
+    def train(
+        cls, text, vocab_size, progress=None, *, byte_level=False, special_tokens=(), pattern=None, on_merge=None,
+    ):
         """Learn merges from ``text`` until the vocabulary has ``vocab_size`` entries.
 
         Training stops earlier when no pair occurs at least twice; ``history``
@@ -781,7 +788,9 @@ class Tokenizer:
         times. ``byte_level=True`` starts from the 256 byte values instead of
         the characters seen, so no text is ever unknown. ``special_tokens``
         get IDs after the merges (and count towards ``vocab_size``); their
-        text in the training data is left out of the counts.
+        text in the training data is left out of the counts. ``on_merge``, if
+        given, is called as ``on_merge(rank, entry)`` with each ``history``
+        entry as soon as it is learned.
         """
         _check_text(text)
         _check_vocab_size(vocab_size)
@@ -789,12 +798,13 @@ class Tokenizer:
         if level == "bytes":
             text = replace_lone_surrogates(text)
         pieces = _without_special_tokens(safe_pieces(text_blocks(text)), specials)
-        return cls._train_on_counts(count_chunks(pieces, pattern), vocab_size, progress, level, pattern, specials)
+        counts = count_chunks(pieces, pattern)
+        return cls._train_on_counts(counts, vocab_size, progress, on_merge, level, pattern, specials)
 
     @classmethod
     def train_from_files(
         cls, paths, vocab_size, block_size=BLOCK_SIZE, progress=None, *, byte_level=False, special_tokens=(),
-        pattern=None,
+        pattern=None, on_merge=None,
     ):
         """Train on UTF-8 files as if they were one concatenated text, without holding it.
 
@@ -810,11 +820,13 @@ class Tokenizer:
             raise ValueError(f"block_size must be a positive int, not {block_size!r}")
         level, pattern, specials = _training_options(byte_level, special_tokens, pattern)
         pieces = _without_special_tokens(safe_pieces(read_blocks(paths, block_size)), specials)
-        return cls._train_on_counts(count_chunks(pieces, pattern), vocab_size, progress, level, pattern, specials)
+        counts = count_chunks(pieces, pattern)
+        return cls._train_on_counts(counts, vocab_size, progress, on_merge, level, pattern, specials)
 
     @classmethod
     def train_from_counts(
         cls, chunk_counts, vocab_size, progress=None, *, byte_level=False, special_tokens=(), pattern=None,
+        on_merge=None,
     ):
         """Train on chunk counts made elsewhere (a process pool, a cluster job).
 
@@ -826,10 +838,10 @@ class Tokenizer:
         _check_vocab_size(vocab_size)
         level, pattern, specials = _training_options(byte_level, special_tokens, pattern)
         _check_chunk_counts(chunk_counts, pattern, level)
-        return cls._train_on_counts(chunk_counts, vocab_size, progress, level, pattern, specials)
+        return cls._train_on_counts(chunk_counts, vocab_size, progress, on_merge, level, pattern, specials)
 
     @classmethod
-    def _train_on_counts(cls, chunk_counts, vocab_size, progress, level, pattern, specials):
+    def _train_on_counts(cls, chunk_counts, vocab_size, progress, on_merge, level, pattern, specials):
         """The step every training entry point shares: chunk counts in, tokenizer out."""
         if not chunk_counts:
             raise ValueError("cannot train on empty text: give at least one character")
@@ -850,14 +862,21 @@ class Tokenizer:
                 f"vocab_size {vocab_size} is smaller than the {needed} base tokens ({base_name}); "
                 f"ask for at least {needed}"
             )
-        learned = train_merges(sequences, vocab_size - needed, progress)
-        if level == "bytes":
-            learned = [((bytes_to_display(left), bytes_to_display(right)), count) for (left, right), count in learned]
-        tokenizer = cls(alphabet, [pair for pair, _ in learned], level=level, pattern=pattern, special_tokens=specials)
-        tokenizer.history = [
-            {"pair": [left, right], "token": left + right, "count": count}
-            for (left, right), count in learned
-        ]
+        shown = bytes_to_display if level == "bytes" else str
+
+        def history_entry(pair, count):
+            left, right = shown(pair[0]), shown(pair[1])
+            return {"pair": [left, right], "token": left + right, "count": count}
+
+        def report_merge(rank, pair, count):
+            if on_merge is not None:
+                on_merge(rank, history_entry(pair, count))
+
+        learned = train_merges(sequences, vocab_size - needed, progress, report_merge)
+        history = [history_entry(pair, count) for pair, count in learned]
+        merges = [tuple(entry["pair"]) for entry in history]
+        tokenizer = cls(alphabet, merges, level=level, pattern=pattern, special_tokens=specials)
+        tokenizer.history = history
         return tokenizer
 
     # -- encoding and decoding ----------------------------------------------
@@ -1403,17 +1422,19 @@ def check_output_path(path):
         raise CommandError(f"{path}: cannot write here: the folder is not writable")
 
 
-def merge_table(history):
-    """The merges learned, as a Markdown table shaped like README's first merges."""
+MERGE_TABLE_HEADER = "| rank | pair | token | count |\n| --- | --- | --- | --- |\n"
+"""``train --verbose`` prints merges in the shape of README's first-merges table."""
+
+
+def merge_row(rank, entry):
+    """One learned merge as a row of that table, written out at once."""
 
     def code(token):
         return f"`{json.dumps(token, ensure_ascii=False)}`"
 
-    lines = ["| rank | pair | token | count |", "| --- | --- | --- | --- |"]
-    for rank, merge in enumerate(history):
-        left, right = merge["pair"]
-        lines.append(f"| {rank} | {code(left)} + {code(right)} | {code(merge['token'])} | {merge['count']:,} |")
-    return "\n".join(lines) + "\n"
+    left, right = entry["pair"]
+    write_out(f"| {rank} | {code(left)} + {code(right)} | {code(entry['token'])} | {entry['count']:,} |\n")
+    sys.stdout.buffer.flush()
 
 
 def training_summary(tok, args, characters, tokens):
@@ -1442,11 +1463,13 @@ def command_train(args):
         train = functools.partial(Tokenizer.train_from_files, args.files)
         pieces = safe_pieces(read_blocks(args.files, BLOCK_SIZE))
     options = {"byte_level": args.bytes, "special_tokens": tuple(args.special), "pattern": args.pattern}
-    with progress_on_terminal(sys.stderr) as progress:
-        tok = train(args.vocab_size, progress=progress, **options)
+    if args.verbose:  # the rows, printed as each merge is learned, show the progress
+        write_out(MERGE_TABLE_HEADER)
+        tok = train(args.vocab_size, on_merge=merge_row, **options)
+    else:
+        with progress_on_terminal(sys.stderr) as progress:
+            tok = train(args.vocab_size, progress=progress, **options)
     tok.save(args.output)
-    if args.verbose:
-        write_out(merge_table(tok.history))
     characters = tokens = 0
     for piece in pieces:
         characters += len(piece)

@@ -487,6 +487,14 @@ class LargerCorporaTests(unittest.TestCase):
         bpe.train_merges(Counter(chunks(CORPUS * 3)), 10 ** 4, lambda *call: long_run.append(call))
         self.assertLessEqual(len(long_run), 102)
 
+    def test_each_merge_is_reported_as_it_is_learned(self):
+        heard = []
+        tokenizer = Tokenizer.train(CORPUS, 96, on_merge=lambda rank, entry: heard.append((rank, entry)))
+        self.assertEqual(heard, list(enumerate(tokenizer.history)))
+        byte_level = []
+        Tokenizer.train(CORPUS, 260, byte_level=True, on_merge=lambda rank, entry: byte_level.append(entry["pair"]))
+        self.assertEqual(byte_level[0], ["Ġ", "t"])
+
     def test_training_is_silent_by_default(self):
         with mock.patch("sys.stdout") as stdout, mock.patch("sys.stderr") as stderr:
             Tokenizer.train(CORPUS, 96)
