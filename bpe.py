@@ -465,10 +465,8 @@ def train_merges(chunk_counts, max_merges, progress=None, on_merge=None):
     it is learned, so a long run can be watched.
     """
     tokens, words, weights = _code_words(chunk_counts)
-    if len(tokens) + max_merges > sys.maxunicode + 1:
-        raise ValueError(f"cannot learn {max_merges} merges: at most {sys.maxunicode + 1} tokens fit")
     pair_counts, pair_words = _index_pairs(words, weights)
-    heap = [(-count, (tokens[ord(p[0])], tokens[ord(p[1])]), p) for p, count in pair_counts.items()]
+    heap = [(-count, (tokens[ord(pair[0])], tokens[ord(pair[1])]), pair) for pair, count in pair_counts.items()]
     heapq.heapify(heap)
     learned = []
     while len(learned) < max_merges and heap:
@@ -480,6 +478,8 @@ def train_merges(chunk_counts, max_merges, progress=None, on_merge=None):
             continue
         if count < 2:
             break
+        if len(tokens) > sys.maxunicode:
+            raise ValueError(f"cannot learn more than {len(learned)} merges: every token needs its own code point")
         learned.append((token_pair, count))
         if on_merge is not None:
             on_merge(len(learned) - 1, token_pair, count)
@@ -487,9 +487,9 @@ def train_merges(chunk_counts, max_merges, progress=None, on_merge=None):
         tokens.append(token_pair[0] + token_pair[1])
         created = _merge_everywhere(pair, new, words, weights, pair_counts, pair_words)
         pair_counts.update(created)
-        for p, count in created.items():
+        for coded, count in created.items():
             if count > 0:
-                heapq.heappush(heap, (-count, (tokens[ord(p[0])], tokens[ord(p[1])]), p))
+                heapq.heappush(heap, (-count, (tokens[ord(coded[0])], tokens[ord(coded[1])]), coded))
         report_progress(progress, len(learned), max_merges)
     report_progress(progress, len(learned), max_merges, finished=True)
     return learned

@@ -112,6 +112,7 @@ class MechanismTests(unittest.TestCase):
 
     def test_pairs_seen_once_are_not_merged(self):
         self.assertEqual(Tokenizer.train("ab cd", 10).merges, [])
+        self.assertEqual(Tokenizer.train("ab cd", 10 ** 7).merges, [])
         self.assertEqual(Tokenizer.train("ab cd ab cd", 10).merges[0], (" ", "c"))
 
     def test_unknown_characters_become_id_zero(self):
