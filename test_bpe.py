@@ -496,6 +496,15 @@ class LargerCorporaTests(unittest.TestCase):
         Tokenizer.train(CORPUS, 260, byte_level=True, on_merge=lambda rank, entry: byte_level.append(entry["pair"]))
         self.assertEqual(byte_level[0], ["Ġ", "t"])
 
+    def test_benchmark_quick_smoke(self):
+        result = subprocess.run(
+            [sys.executable, "bench_bpe.py", "--quick"], cwd=ROOT, capture_output=True, text=True, timeout=120
+        )
+        self.assertEqual(result.returncode, 0, result.stderr[-2000:])
+        self.assertIn("| job | implementation |", result.stdout)
+        self.assertIn("same merges as ours", result.stdout)
+        self.assertNotIn("failed", result.stdout)
+
     def test_training_is_silent_by_default(self):
         with mock.patch("sys.stdout") as stdout, mock.patch("sys.stderr") as stderr:
             Tokenizer.train(CORPUS, 96)
