@@ -22,6 +22,7 @@ are built from. Only the standard library is used.
 
 import argparse
 import contextlib
+import errno
 import functools
 import heapq
 import json
@@ -47,7 +48,8 @@ FORMAT_VERSION = 1
 """The version of the JSON file the lab's tokenizer is saved in (see ``to_json``)."""
 
 READABLE_FORMATS = (1, 2)
-"""Format 2 adds what format 1 cannot say: byte level, other patterns, special tokens."""
+"""The file versions ``load`` reads. Format 2 adds what format 1 cannot say:
+the byte level, other chunk patterns, special tokens."""
 
 BLOCK_SIZE = 1 << 20
 """How many characters are chunked at a time, so that a long text never
@@ -151,18 +153,27 @@ def _fill_classes(template, syntax):
     )
 
 
-_compiled = {}
+def _check_pattern(pattern):
+    """Refuse a pattern that is not the name of a built-in one."""
+    if not isinstance(pattern, str) or pattern not in PATTERN_TEMPLATES:
+        known = ", ".join(repr(name) for name in sorted(PATTERN_TEMPLATES))
+        raise ValueError(f"unknown pattern {pattern!r}: the built-in patterns are {known}")
 
 
-HELPER_TEMPLATES = {"reversed safe cut": REVERSED_SAFE_CUT_TEMPLATE, "space": "[{space}]"}
+@functools.lru_cache(maxsize=None)
+def class_regex(template):
+    """A template filled with the character classes, compiled for Python once, on first use.
+
+    Compiling waits until first use because the classes are data at the end
+    of this module, and because the large classes take a moment to compile.
+    """
+    return re.compile(_fill_classes(template, "python"))
 
 
-def compiled(name):
-    """The compiled Python regex of a named pattern or helper (compiled once, on first use)."""
-    if name not in _compiled:
-        template = HELPER_TEMPLATES.get(name) or PATTERN_TEMPLATES[name]
-        _compiled[name] = re.compile(_fill_classes(template, "python"))
-    return _compiled[name]
+def compiled(pattern):
+    """The compiled Python regex of a named chunk pattern."""
+    _check_pattern(pattern)
+    return class_regex(PATTERN_TEMPLATES[pattern])
 
 
 def chunks(text, pattern="lab"):
@@ -184,7 +195,7 @@ def last_safe_cut(text):
     Searching the reversed text finds it near the end without reading the
     rest; a copy of a block is cheap next to chunking it.
     """
-    match = compiled("reversed safe cut").search(text[::-1])
+    match = class_regex(REVERSED_SAFE_CUT_TEMPLATE).search(text[::-1])
     return -1 if match is None else len(text) - 1 - match.start()
 
 
@@ -450,7 +461,7 @@ def _merge_everywhere(pair, new, words, weights, pair_counts, pair_words):
     return created
 
 
-def train_merges(chunk_counts, max_merges, progress=None, on_merge=None):
+def train_merges(chunk_counts, max_merges, progress=None, on_learn=None):
     """Learn exactly what ``reference_train`` learns, updating counts incrementally.
 
     Instead of recounting every pair after each merge, it keeps the count of
@@ -461,7 +472,7 @@ def train_merges(chunk_counts, max_merges, progress=None, on_merge=None):
     appears, so an entry whose count has fallen is pushed back with its
     current count when it surfaces (lazy invalidation).
 
-    ``on_merge(rank, pair, count)``, if given, hears of each merge as soon as
+    ``on_learn(rank, pair, count)``, if given, hears of each merge as soon as
     it is learned, so a long run can be watched.
     """
     tokens, words, weights = _code_words(chunk_counts)
@@ -481,8 +492,8 @@ def train_merges(chunk_counts, max_merges, progress=None, on_merge=None):
         if len(tokens) > sys.maxunicode:
             raise ValueError(f"cannot learn more than {len(learned)} merges: every token needs its own code point")
         learned.append((token_pair, count))
-        if on_merge is not None:
-            on_merge(len(learned) - 1, token_pair, count)
+        if on_learn is not None:
+            on_learn(len(learned) - 1, token_pair, count)
         new = chr(len(tokens))
         tokens.append(token_pair[0] + token_pair[1])
         created = _merge_everywhere(pair, new, words, weights, pair_counts, pair_words)
@@ -505,13 +516,13 @@ def train_merges(chunk_counts, max_merges, progress=None, on_merge=None):
 # characters (a long run without spaces).
 
 
-def reference_encode(tokens, merge_rank, on_merge=None):
+def reference_encode(tokens, merge_rank, on_step=None):
     """Split one chunk by replaying merges, the simple way.
 
     ``tokens`` starts as the chunk's characters. Repeatedly find the adjacent
     pair with the lowest rank (the earliest learned merge), merge *all* its
     non-overlapping occurrences left to right, and look again; stop when no
-    adjacent pair is a merge. ``on_merge(rank, pair, tokens)``, if given, is
+    adjacent pair is a merge. ``on_step(rank, pair, tokens)``, if given, is
     told about every step, which is how a learner can watch it happen.
     """
     tokens = tuple(tokens)
@@ -521,8 +532,8 @@ def reference_encode(tokens, merge_rank, on_merge=None):
             break
         rank, pair = min(ranked)
         tokens = merge_pair(tokens, pair)
-        if on_merge is not None:
-            on_merge(rank, pair, tokens)
+        if on_step is not None:
+            on_step(rank, pair, tokens)
     return tokens
 
 
@@ -596,6 +607,8 @@ def _check_alphabet(alphabet):
             raise ValueError(f"alphabet must not contain {UNK!r}: it is always ID 0")
         if not isinstance(char, str) or len(char) != 1:
             raise ValueError(f"alphabet entry {position} is {char!r}; each entry must be one character")
+        if SURROGATE.match(char):
+            raise ValueError(f"alphabet entry {position} is the lone surrogate {char!r}, which no file can hold")
         if position and alphabet[position - 1] >= char:
             raise ValueError(
                 f"alphabet must be sorted and distinct: {alphabet[position - 1]!r} comes before {char!r}"
@@ -642,18 +655,13 @@ def _check_special_tokens(special_tokens, vocab):
     for text in special_tokens:
         if not isinstance(text, str) or not text:
             raise ValueError(f"special token {text!r} must be a non-empty string")
-        if compiled("space").search(text):
+        if class_regex("[{space}]").search(text):
             raise ValueError(f"special token {text!r} must not contain whitespace")
+        if SURROGATE.search(text):
+            raise ValueError(f"special token {text!r} holds a lone surrogate, which has no UTF-8 form")
         if text in taken:
             raise ValueError(f"special token {text!r} is already a token")
         taken.add(text)
-
-
-def _check_pattern(pattern):
-    """Refuse a pattern that is not the name of a built-in one."""
-    if pattern not in PATTERN_TEMPLATES:
-        known = ", ".join(repr(name) for name in sorted(PATTERN_TEMPLATES))
-        raise ValueError(f"unknown pattern {pattern!r}: the built-in patterns are {known}")
 
 
 def _check_text(text):
@@ -668,11 +676,21 @@ def _check_vocab_size(vocab_size):
         raise TypeError(f"vocab_size must be an int, not {type(vocab_size).__name__}")
 
 
-def _check_chunk_counts(chunk_counts, pattern, level):
-    """Refuse chunk counts whose keys are not single chunks or whose counts are not positive ints."""
+def _check_chunk_counts(chunk_counts, pattern, level, special_tokens):
+    """Refuse chunk counts whose keys are not single chunks or whose counts are not positive ints.
+
+    A key holding a special token's text is refused too: ``train`` leaves that
+    text out of the counts, so whoever counted must do the same.
+    """
     if not isinstance(chunk_counts, dict):
         raise TypeError(f"chunk_counts must be a dict of chunk -> count, not {type(chunk_counts).__name__}")
     for chunk, count in chunk_counts.items():
+        for special in special_tokens:
+            if isinstance(chunk, str) and special in chunk:
+                raise ValueError(
+                    f"chunk_counts key {chunk!r} holds the special token {special!r}; "
+                    "cut special tokens out of the text before counting"
+                )
         if not isinstance(chunk, str) or chunks(chunk, pattern) != [chunk]:
             raise ValueError(f"chunk_counts key {chunk!r} is not exactly one chunk (see bpe.chunks)")
         if level == "bytes" and SURROGATE.search(chunk):
@@ -725,6 +743,17 @@ def _tiktoken_split(data, ranks, limit):
     return pieces
 
 
+class SpecialTokenInText(ValueError):
+    """``encode`` found a special token's text that it was not told to allow."""
+
+    def __init__(self, token):
+        self.token = token
+        super().__init__(
+            f"text contains the special token {token!r}; pass allowed_special={{{token!r}}} to encode it "
+            "as a special token, or disallowed_special=() to encode it as ordinary text"
+        )
+
+
 class Tokenizer:
     """A trained (or loaded) BPE vocabulary that encodes text to IDs and back.
 
@@ -747,11 +776,11 @@ class Tokenizer:
         if level == "characters":
             _check_alphabet(alphabet)
             base = [UNK] + list(alphabet)
-        elif alphabet is None or list(alphabet) == BYTE_TO_CHAR:
+        elif alphabet is None or (isinstance(alphabet, (list, tuple)) and list(alphabet) == BYTE_TO_CHAR):
             base = list(BYTE_TO_CHAR)
         else:
             raise ValueError("a byte-level tokenizer has no alphabet of its own: pass None (its base is the 256 bytes)")
-        _check_merges(merges, set(base) - {UNK})
+        _check_merges(merges, set(base))
         self.level = level
         self.pattern = pattern
         self.alphabet = base[1:] if level == "characters" else base
@@ -815,6 +844,7 @@ class Tokenizer:
         """
         if isinstance(paths, (str, bytes, os.PathLike)) or not isinstance(paths, (list, tuple)):
             raise TypeError(f"paths must be a list of file paths, not {type(paths).__name__}")
+        paths = [_check_path(path, "each of paths") for path in paths]
         _check_vocab_size(vocab_size)
         if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
             raise ValueError(f"block_size must be a positive int, not {block_size!r}")
@@ -837,7 +867,7 @@ class Tokenizer:
         """
         _check_vocab_size(vocab_size)
         level, pattern, specials = _training_options(byte_level, special_tokens, pattern)
-        _check_chunk_counts(chunk_counts, pattern, level)
+        _check_chunk_counts(chunk_counts, pattern, level, specials)
         return cls._train_on_counts(chunk_counts, vocab_size, progress, on_merge, level, pattern, specials)
 
     @classmethod
@@ -847,6 +877,7 @@ class Tokenizer:
             raise ValueError("cannot train on empty text: give at least one character")
         if level == "characters":
             alphabet = sorted(set("".join(chunk_counts)))
+            _check_alphabet(alphabet)
             base_size, base_name = len(alphabet) + 1, f"{len(alphabet)} characters + {UNK}"
             sequences = chunk_counts  # a str is already a sequence of one-character tokens
         else:
@@ -882,14 +913,16 @@ class Tokenizer:
     # -- encoding and decoding ----------------------------------------------
 
     def chunks(self, text):
-        """Cut ``text`` with this tokenizer's pattern (special tokens are not looked for)."""
+        """Cut ``text`` as ``encode`` does, with this tokenizer's pattern (special tokens are not looked for)."""
+        if self.level == "bytes":
+            text = replace_lone_surrogates(text)
         return chunks(text, self.pattern)
 
     def start_tokens(self, chunk):
         """A chunk's tokens before any merge: its characters (unknown ones as ``<unk>``) or its bytes."""
         if self.level == "bytes":
-            return [BYTE_TO_CHAR[byte] for byte in replace_lone_surrogates(chunk).encode("utf-8")]
-        return [char if char in self._character_id else UNK for char in chunk]
+            chunk = replace_lone_surrogates(chunk)
+        return [self.vocab[token_id] for token_id in self._start_ids(chunk)]
 
     def encode(self, text, *, allowed_special=(), disallowed_special="all"):
         """Turn ``text`` into a list of token IDs.
@@ -945,11 +978,7 @@ class Tokenizer:
         if disallowed:
             found = _special_token_regex(disallowed).search(text)
             if found:
-                raise ValueError(
-                    f"text contains the special token {found.group()!r}; pass allowed_special="
-                    f"{{{found.group()!r}}} to encode it as a special token, or disallowed_special=() "
-                    "to encode it as ordinary text"
-                )
+                raise SpecialTokenInText(found.group())
         if not allowed:
             return [(text, None)]
         segments = []
@@ -966,6 +995,8 @@ class Tokenizer:
             return set(self.special_tokens)
         if isinstance(names, (str, bytes)) or not isinstance(names, (set, frozenset, list, tuple)):
             raise TypeError(f"{argument} must be 'all' or a set of special tokens, not {names!r}")
+        if not all(isinstance(name, str) for name in names):
+            raise TypeError(f"{argument} must hold special tokens as strings, not {names!r}")
         unknown = sorted(set(names) - set(self.special_tokens))
         if unknown:
             raise ValueError(f"{argument} names {unknown[0]!r}, which is not a special token of this tokenizer")
@@ -1015,7 +1046,7 @@ class Tokenizer:
         """
         if self.level == "characters" and self.pattern == "lab" and not self.special_tokens:
             return {
-                "format_version": 1,
+                "format_version": FORMAT_VERSION,
                 "alphabet": list(self.alphabet),
                 "merges": [[left, right] for left, right in self.merges],
             }
@@ -1033,7 +1064,8 @@ class Tokenizer:
             raise ValueError(f"a tokenizer must be a JSON object, not {type(data).__name__}")
         version = data.get("format_version")
         if type(version) is not int or version not in READABLE_FORMATS:
-            raise ValueError(f"unsupported tokenizer format {version!r}: this reader understands formats 1 and 2")
+            readable = " and ".join(str(number) for number in READABLE_FORMATS)
+            raise ValueError(f"unsupported tokenizer format {version!r}: this reader understands formats {readable}")
         if version == 1:
             try:
                 _check_keys(data, ["format_version", "alphabet", "merges"], "format 1")
@@ -1056,6 +1088,8 @@ class Tokenizer:
             _check_keys(data, keys + ["merges", "special_tokens"], f"format 2 at the {level} level")
         except ValueError as error:
             raise ValueError(f"unsupported tokenizer format 2: {error}") from None
+        if not isinstance(data["pattern"], str):
+            raise ValueError(f"'pattern' must be the name of a built-in pattern, not {data['pattern']!r}")
         specials = data["special_tokens"]
         if not isinstance(specials, dict) or not all(type(token_id) is int for token_id in specials.values()):
             raise ValueError("special_tokens must be an object mapping each special token to its int ID")
@@ -1075,8 +1109,11 @@ class Tokenizer:
 
     @classmethod
     def load(cls, path):
-        """Read a tokenizer file; any problem is a ``ValueError`` naming the file."""
-        data = read_json(path)
+        """Read a tokenizer file; a malformed one is a ``ValueError`` naming the file.
+
+        (A file that cannot be opened at all is the usual ``OSError``.)
+        """
+        data = read_json(_check_path(path, "path"))
         try:
             return cls.from_json(data)
         except ValueError as error:
@@ -1182,6 +1219,13 @@ def _mode_for(path):
         return 0o666 & ~umask
 
 
+def _check_path(path, argument):
+    """Refuse anything but a file path (``open`` would also take a number, meaning a file descriptor)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{argument} must be a file path (str or os.PathLike), not {type(path).__name__}")
+    return os.fspath(path)
+
+
 def write_text_atomic(path, text):
     """Write ``text`` as UTF-8 to ``path`` so that readers see the old file or the new, never half.
 
@@ -1189,11 +1233,14 @@ def write_text_atomic(path, text):
     renamed over ``path``; a rename within one folder is atomic. If anything
     fails, the temporary file is removed and the old file is untouched.
     """
+    path = _check_path(path, "path")
+    if not path or path.endswith(os.sep) or os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, "not a file name (a file is needed here)", path)
     folder = os.path.dirname(os.path.abspath(path))
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".part")
     try:
-        os.chmod(temporary, _mode_for(path))
         with os.fdopen(handle, "wb") as stream:
+            os.chmod(temporary, _mode_for(path))
             stream.write(text.encode("utf-8"))
             stream.flush()
             os.fsync(stream.fileno())
@@ -1334,10 +1381,9 @@ def parse_ids(text, source):
             raise CommandError(f"{source}: not a valid JSON list of token IDs") from None
     ids = []
     for word in text.split():
-        try:
-            ids.append(int(word))
-        except ValueError:
-            raise CommandError(f"{source}: {word!r} is not a token ID") from None
+        if not re.fullmatch("-?[0-9]+", word):
+            raise CommandError(f"{source}: {word!r} is not a token ID")
+        ids.append(int(word))
     return ids
 
 
@@ -1411,8 +1457,11 @@ def progress_on_terminal(stream):
 # -- train -----------------------------------------------------------------
 
 
-def check_output_path(path):
-    """Refuse, before any training, an output path that cannot be written."""
+def check_output_path(path, inputs):
+    """Refuse, before any training, an output path that cannot be written or is one of the inputs."""
+    for source in inputs:
+        if source != "-" and os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
+            raise CommandError(f"{path}: is also a training file; save the tokenizer somewhere else")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise CommandError(f"{path}: cannot write here: no folder {folder}")
@@ -1455,7 +1504,7 @@ def command_train(args):
     """Train on files or standard input, save the tokenizer, and print a summary line."""
     if "-" in args.files and len(args.files) > 1:
         args.parser.error("'-' (standard input) cannot be combined with files")
-    check_output_path(args.output)
+    check_output_path(args.output, args.files)
     if args.files == ["-"]:
         text = read_stdin()
         train, pieces = functools.partial(Tokenizer.train, text), [text]
@@ -1480,14 +1529,21 @@ def command_train(args):
 # -- encode and decode -----------------------------------------------------
 
 
-def encode_text(tok, text, args):
-    """Encode as the API does, with special tokens' text allowed if ``--allow-special`` was given."""
-    return tok.encode(text, allowed_special="all" if args.allow_special else ())
+def encode_text(tok, text, allow_special, refusal="add --allow-special to encode it as its ID"):
+    """Encode as the API does, allowing special tokens' text only with ``--allow-special``.
+
+    The API's advice names Python arguments; here it is given in the
+    command line's own words.
+    """
+    try:
+        return tok.encode(text, allowed_special="all" if allow_special else ())
+    except SpecialTokenInText as error:
+        raise CommandError(f"the text contains the special token {error.token!r}; {refusal}") from None
 
 
 def command_encode(args):
     """Print the IDs of the text, space-separated or as a JSON list."""
-    ids = encode_text(Tokenizer.load(args.tokenizer), read_text(args.text), args)
+    ids = encode_text(Tokenizer.load(args.tokenizer), read_text(args.text), args.allow_special)
     write_out((json.dumps(ids) if args.json else " ".join(map(str, ids))) + "\n")
 
 
@@ -1556,7 +1612,7 @@ def command_show(args):
     """Print the text with its token boundaries visible, then a footer with the counts."""
     tok = Tokenizer.load(args.tokenizer)
     text = read_text(args.text)
-    ids = encode_text(tok, text, args)
+    ids = encode_text(tok, text, args.allow_special)
     unknown_id = tok.ids[UNK] if tok.level == "characters" else None
     unknown = [token_id == unknown_id for token_id in ids]
     render = render_colour if colour_wanted(sys.stdout) else render_plain
@@ -1576,10 +1632,10 @@ def explain_chunk(tok, chunk, title):
     """The lines showing ``reference_encode`` merge one chunk, from its starting pieces to its IDs."""
     steps = [("start", tok.start_tokens(chunk))]
 
-    def on_merge(rank, pair, tokens):
+    def on_step(rank, pair, tokens):
         steps.append((f"rank {rank}: {token_text(tok, pair[0])} + {token_text(tok, pair[1])}", tokens))
 
-    final = reference_encode(steps[0][1], tok.merge_rank, on_merge=on_merge)
+    final = reference_encode(steps[0][1], tok.merge_rank, on_step=on_step)
     steps.append(("tokens", final))
     width = max(len(label) for label, _ in steps)
     lines = [title]
@@ -1592,7 +1648,7 @@ def command_explain(args):
     """Replay the merges chunk by chunk, then give the tokens and IDs of the whole text."""
     tok = Tokenizer.load(args.tokenizer)
     text = read_text(args.text)
-    ids = tok.encode(text)  # first, so that the text of a special token is refused as encode refuses it
+    ids = encode_text(tok, text, False, refusal="explain replays merges on ordinary text only")
     found = tok.chunks(text)
     lines = []
     for number, chunk in enumerate(found, 1):

@@ -41,6 +41,7 @@ def make_corpus(seed=SEED, story_count=STORY_COUNT):
 
 
 def main(argv=None):
+    """Write the corpus, or with --check compare it; return the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help=f"exit 1 if {CORPUS_PATH} differs from the generator")
     args = parser.parse_args(argv)

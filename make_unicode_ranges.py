@@ -74,6 +74,7 @@ def with_new_block(module_text):
 
 
 def main(argv=None):
+    """Rewrite or check bpe.py's generated block; return the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help=f"exit 1 if {MODULE_PATH}'s block differs")
     args = parser.parse_args(argv)
@@ -89,7 +90,8 @@ def main(argv=None):
     fresh = with_new_block(current)
     if args.check:
         if fresh != current:
-            print(f"{MODULE_PATH}: the generated character classes differ; run make_unicode_ranges.py")
+            print(f"{MODULE_PATH}: the generated character classes differ; run make_unicode_ranges.py",
+                  file=sys.stderr)
             return 1
         print(f"{MODULE_PATH}: character classes match Unicode {UNICODE_VERSION}")
         return 0

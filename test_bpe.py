@@ -198,6 +198,36 @@ class FailureTests(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "not a token at that point"):
             Tokenizer(["a"], [(UNK, "a")])
 
+    def test_no_merge_can_make_unk(self):
+        merges = [("<", "u"), ("n", "k"), ("<u", "nk"), ("<unk", ">")]
+        with self.assertRaisesRegex(ValueError, "'<unk>', which is already a token"):
+            Tokenizer(["<", ">", "k", "n", "u"], merges)
+
+    def test_lone_surrogates_cannot_enter_the_alphabet(self):
+        with self.assertRaisesRegex(ValueError, "lone surrogate"):
+            Tokenizer(["a", "\ud800"], [])
+        with self.assertRaisesRegex(ValueError, "lone surrogate"):
+            Tokenizer.train("\ud800\udc00 \ud800\udc00 \ud800\udc00", 10)
+
+    def test_patterns_must_be_built_in_names(self):
+        for pattern in (["lab"], {}, "nope", " ?\\w+"):
+            with self.subTest(pattern=pattern), self.assertRaisesRegex(ValueError, "unknown pattern"):
+                Tokenizer(["a"], [], pattern=pattern)
+            with self.subTest(pattern=pattern), self.assertRaisesRegex(ValueError, "unknown pattern"):
+                Tokenizer.train("ab ab", 10, pattern=pattern)
+            with self.subTest(pattern=pattern), self.assertRaisesRegex(ValueError, "unknown pattern"):
+                chunks("ab", pattern)
+
+    def test_paths_must_be_paths(self):
+        with self.assertRaisesRegex(TypeError, "path"):
+            Tokenizer.load(0)
+        with self.assertRaisesRegex(TypeError, "paths"):
+            Tokenizer.train_from_files([0], 40)
+        with self.assertRaisesRegex(ValueError, "level"):
+            Tokenizer(None, [], level="words")
+        with self.assertRaisesRegex(ValueError, "no alphabet of its own"):
+            Tokenizer(5, [], level="bytes")
+
 
 class FileTests(unittest.TestCase):
     """Saving and loading: the format, refusals of malformed files, atomic writes."""
@@ -285,6 +315,13 @@ class FileTests(unittest.TestCase):
         os.chmod(path, 0o640)
         LAB.save(path)
         self.assertEqual(os.stat(path).st_mode & 0o777, 0o640)
+
+    def test_saving_to_a_folder_names_it(self):
+        for path in (self.folder.name, os.path.join(self.folder.name, "missing") + os.sep):
+            with self.subTest(path=path), self.assertRaises(IsADirectoryError) as caught:
+                LAB.save(path)
+            self.assertIn(path, str(caught.exception))
+        self.assertEqual(os.listdir(self.folder.name), [])
 
     def test_interrupted_save_keeps_the_old_file(self):
         path = os.path.join(self.folder.name, "tok.json")
@@ -472,6 +509,8 @@ class LargerCorporaTests(unittest.TestCase):
                 Tokenizer.train_from_counts(chunk_counts, 40)
         with self.assertRaisesRegex(TypeError, "chunk_counts"):
             Tokenizer.train_from_counts([("ab", 2)], 40)
+        with self.assertRaisesRegex(ValueError, "'<s>' holds the special token '<s>'"):
+            Tokenizer.train_from_counts({"ab": 3, "<s>": 2}, 40, special_tokens=["<s>"])
         with self.assertRaisesRegex(ValueError, "empty text"):
             Tokenizer.train_from_counts({}, 40)
 
@@ -680,6 +719,10 @@ class SpecialTokenTests(unittest.TestCase):
             BYTES.encode("x", allowed_special={"<|nope|>"})
         with self.assertRaisesRegex(TypeError, "allowed_special"):
             BYTES.encode("x", allowed_special="<|endoftext|>")
+        with self.assertRaisesRegex(TypeError, "allowed_special"):
+            BYTES.encode("x", allowed_special=[[1]])
+        with self.assertRaisesRegex(ValueError, "lone surrogate"):
+            Tokenizer(None, [], level="bytes", special_tokens=["<\ud800>"])
 
 
 class FormatTwoTests(unittest.TestCase):
@@ -720,6 +763,8 @@ class FormatTwoTests(unittest.TestCase):
             (dict(good, alphabet=["a"]), "unsupported tokenizer format 2: unexpected key 'alphabet'"),
             (dict(good, level="words"), "unsupported tokenizer format 2: 'level' is 'words'"),
             (dict(good, pattern=" ?\\w+"), "unknown pattern"),
+            (dict(good, pattern=["gpt2"]), "must be the name of a built-in pattern"),
+            (dict(good, pattern=None), "must be the name of a built-in pattern"),
             (dict(good, special_tokens={"<|endoftext|>": 7}), "special token IDs must follow the merges"),
             (dict(good, special_tokens={"<|endoftext|>": True}), "int ID"),
             (dict(good, special_tokens=["<|endoftext|>"]), "object mapping"),

@@ -202,12 +202,15 @@ class TrainTests(CommandLineTestCase):
             ("train", bad_utf8, "--vocab-size", "50", "-o", out),
             ("train", CORPUS, "--vocab-size", "20", "-o", out),
             ("train", CORPUS, "--vocab-size", "50", "-o", os.path.join(missing, "x.json")),
+            ("train", bad_utf8, "--vocab-size", "50", "-o", bad_utf8),
         )
         messages = [f"bpe: {missing}: No such file or directory", f"bpe: {bad_utf8}: not valid UTF-8",
-                    "smaller than the 28 base tokens", "cannot write here"]
+                    "smaller than the 28 base tokens", "cannot write here", "is also a training file"]
         for result, message in zip(results, messages):
             self.assertFails(result, message)
         self.assertFalse(os.path.exists(out))
+        with open(bad_utf8, "rb") as stream:
+            self.assertEqual(stream.read(), "café".encode("latin-1"))
 
     def test_usage_errors_have_status_2(self):
         results = run_all(
@@ -279,10 +282,13 @@ class EncodeDecodeTests(CommandLineTestCase):
             ("decode", "-t", LAB, b"[58, 36"),
             ("encode", "-t", LAB, b"caf\xe9"),
             ("encode", "-t", BYTES, "<|end|>"),
+            ("decode", "-t", LAB, "1_0"),
+            ("explain", "-t", BYTES, "a<|end|>"),
         )
         messages = ["bpe: IDs [96] are outside the vocabulary", "IDs [-1] are outside the vocabulary",
                     "'x' is not a token ID", "not a valid JSON list", "standard input: not valid UTF-8",
-                    "special token '<|end|>'"]
+                    "special token '<|end|>'; add --allow-special", "'1_0' is not a token ID",
+                    "explain replays merges on ordinary text only"]
         for result, message in zip(results, messages):
             self.assertFails(result, message)
 

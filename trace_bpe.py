@@ -98,6 +98,7 @@ def first_difference(path, expected):
 
 
 def main(argv=None):
+    """Write or check the three artifacts; return the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", action="store_true", help="regenerate and write the three files")
