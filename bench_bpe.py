@@ -442,7 +442,7 @@ def snapshot_code(folder):
     working copy meanwhile.
     """
     os.makedirs(folder)
-    for name in (os.path.basename(__file__), "bpe.py"):
+    for name in (os.path.basename(__file__), "bpe.py", "bpe_unicode.py"):
         shutil.copy2(os.path.join(HERE, name), os.path.join(folder, name))
     return folder
 

@@ -8,303 +8,64 @@ one token and rare words fall back to smaller pieces.
 
 The module reads top to bottom:
 
-1. constants and chunking (how text is cut before any merging),
-2. the training engine (which pairs to merge): the simple definition and the
-   fast incremental version that gives the same result,
-3. the encoder (how one chunk is split with the learned merges), likewise,
-4. the ``Tokenizer`` API that later lessons import,
-5. file I/O (the versioned JSON format and atomic writes),
-6. the command line (``python3 bpe.py --help``),
+1. BPE by definition: merging a pair, counting pairs, choosing the best, and
+   the simple trainer and encoder (``reference_train``, ``reference_encode``).
+2. Chunks: how text is cut before any merging (the lab's pattern, then
+   GPT-2's, GPT-4's and GPT-4o's), and where long text may be cut in blocks.
+3. Bytes: GPT-2's printable form of the 256 byte values.
+4. The fast engine: a trainer, a chunk encoder and a chunker that give
+   exactly what the definitions give, fast enough for real corpora.
+5. Checks: what the arguments, merge lists and special tokens must be.
+6. The ``Tokenizer`` that later lessons import.
+7. Files: the tokenizer's JSON formats, reading with limits, atomic writes.
+8. Imports and exports: tiktoken and Hugging Face files, both ways.
 
-followed by generated data: the Unicode character classes the chunk patterns
-are built from. Only the standard library is used.
+The command line is ``bpe_cli.py`` (``python3 bpe.py --help``), the Unicode
+tables are generated into ``bpe_unicode.py``, and the training widget's page
+is ``bpe_widget.py``. Only the standard library is used.
 """
 
-import argparse
+import binascii
+import codecs
 import contextlib
 import errno
 import functools
+import gzip
 import heapq
+import io
 import json
+import operator
 import os
 import re
+import signal
+import stat
 import sys
 import tempfile
-import time
+import threading
 from collections import Counter
-from itertools import accumulate, chain
+from itertools import chain
+
+import bpe_unicode
 
 # --------------------------------------------------------------------------
-# 1. Constants and chunking
-# --------------------------------------------------------------------------
-
-UNK = "<unk>"
-"""The token for characters the alphabet does not contain; always ID 0."""
-
-REPLACEMENT_CHARACTER = "\N{REPLACEMENT CHARACTER}"
-"""What ID 0 decodes to, so a reader can see where text was lost."""
-
-FORMAT_VERSION = 1
-"""The version of the JSON file the lab's tokenizer is saved in (see ``to_json``)."""
-
-READABLE_FORMATS = (1, 2)
-"""The file versions ``load`` reads. Format 2 adds what format 1 cannot say:
-the byte level, other chunk patterns, special tokens."""
-
-BLOCK_SIZE = 1 << 20
-"""How many characters are chunked at a time, so that a long text never
-becomes one huge list of chunk strings in memory."""
-
-CACHE_LIMIT = 1 << 16
-"""How many encoded chunks a tokenizer remembers; the cache starts afresh
-when it grows past this (plus at most one block's worth of chunks)."""
-
-# Chunk patterns, by name. Merges never cross chunk boundaries, so " the"
-# can become a token but "the park" cannot. A file names its pattern rather
-# than storing a regular expression, so a file cannot smuggle in a slow one.
-#
-# The placeholders are filled in with explicit code-point ranges (generated
-# data at the end of this module) rather than \s, \p{L} or \p{N}: engines
-# and Unicode versions disagree on those, and spelling the classes out makes
-# Python, tiktoken and Hugging Face split text alike. {space} is the inside
-# of a [...] class; {letter}, {number} and {other} match one character each.
-PATTERN_TEMPLATES = {
-    # The lab's pattern: runs of ASCII letters and digits, runs of other
-    # symbols, runs of whitespace; the first two may carry one leading space.
-    "lab": " ?[A-Za-z0-9]+| ?[^A-Za-z0-9{space}]+|[{space}]+",
-    # GPT-2's rules for any script: common English contractions, letter runs
-    # and number runs with an optional leading space, runs of other symbols,
-    # and whitespace runs, which leave their last space to a following word.
-    "gpt2": (
-        "'s|'t|'re|'ve|'m|'ll|'d| ?{letter}+| ?{number}+| ?{other}+"
-        "|[{space}]+(?![^{space}])|[{space}]+"
-    ),
-}
-DEFAULT_PATTERN = {"characters": "lab", "bytes": "gpt2"}
-
-# A safe cut is a place where a non-space character is followed by
-# whitespace. No chunk of either pattern spans such a place (a letter,
-# number or symbol run cannot take in whitespace, and a whitespace run cannot
-# take in the character before it), and neither pattern looks behind, so
-# cutting the text there and chunking both halves gives exactly the chunks of
-# the whole. Searched for in the reversed text it reads "space, non-space".
-REVERSED_SAFE_CUT_TEMPLATE = "[{space}][^{space}]"
-
-
-def _escape_code_point(code, syntax):
-    """One code point as a regex escape: ``\\uXXXX`` for Python, ``\\x{X}`` for Rust and Oniguruma."""
-    if syntax == "python":
-        return f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}"
-    return f"\\x{{{code:X}}}"
-
-
-def character_class(ranges_text, syntax):
-    """The inside of a ``[...]`` class for ranges written as ``0041-005A 00AA ...``."""
-    parts = []
-    for item in ranges_text.split():
-        first, _, last = item.partition("-")
-        part = _escape_code_point(int(first, 16), syntax)
-        if last:
-            part += "-" + _escape_code_point(int(last, 16), syntax)
-        parts.append(part)
-    return "".join(parts)
-
-
-def pattern_source(name, syntax="python"):
-    """The regular expression of a named pattern, in the syntax of ``python``, ``rust`` or ``oniguruma``.
-
-    tiktoken's engine (Rust) and Hugging Face's (Oniguruma) both read code
-    points as ``\\x{...}``, so they share one spelling.
-    """
-    return _fill_classes(PATTERN_TEMPLATES[name], syntax)
-
-
-def _split_planes(ranges_text):
-    """Ranges text cut in two: the part inside the Basic Multilingual Plane, and the part above it."""
-    basic, astral = [], []
-    for item in ranges_text.split():
-        (basic if int(item.split("-")[0], 16) <= 0xFFFF else astral).append(item)
-    return " ".join(basic), " ".join(astral)
-
-
-def _fill_classes(template, syntax):
-    """Put the explicit character classes into a pattern template.
-
-    Each class is split at U+FFFF, because Python's ``re`` checks a class
-    that reaches above it one range at a time, while a class within the
-    Basic Multilingual Plane is one table look-up: five times faster on
-    ordinary text. The part above is only tried for characters up there.
-    """
-    def inside(ranges_text):
-        return character_class(ranges_text, syntax)
-
-    letter_basic, letter_astral = _split_planes(LETTER_RANGES)
-    number_basic, number_astral = _split_planes(NUMBER_RANGES)
-    above = inside("10000-10FFFF")
-    space = inside(SPACE_RANGES)
-    return template.format(
-        space=space,
-        letter=f"(?:[{inside(letter_basic)}]|(?=[{above}])[{inside(letter_astral)}])",
-        number=f"(?:[{inside(number_basic)}]|(?=[{above}])[{inside(number_astral)}])",
-        other=(
-            f"(?:[^{space}{inside(letter_basic)}{inside(number_basic)}{above}]"
-            f"|(?=[{above}])[^{inside(letter_astral)}{inside(number_astral)}])"
-        ),
-    )
-
-
-def _check_pattern(pattern):
-    """Refuse a pattern that is not the name of a built-in one."""
-    if not isinstance(pattern, str) or pattern not in PATTERN_TEMPLATES:
-        known = ", ".join(repr(name) for name in sorted(PATTERN_TEMPLATES))
-        raise ValueError(f"unknown pattern {pattern!r}: the built-in patterns are {known}")
-
-
-@functools.lru_cache(maxsize=None)
-def class_regex(template):
-    """A template filled with the character classes, compiled for Python once, on first use.
-
-    Compiling waits until first use because the classes are data at the end
-    of this module, and because the large classes take a moment to compile.
-    """
-    return re.compile(_fill_classes(template, "python"))
-
-
-def compiled(pattern):
-    """The compiled Python regex of a named chunk pattern."""
-    _check_pattern(pattern)
-    return class_regex(PATTERN_TEMPLATES[pattern])
-
-
-def chunks(text, pattern="lab"):
-    """Cut ``text`` into the chunks that merges may not cross.
-
-    Every character belongs to exactly one chunk, so joining the chunks
-    gives the text back; we check that, because a pattern that silently
-    dropped characters would make decoding lose text.
-    """
-    found = compiled(pattern).findall(text)
-    if "".join(found) != text:
-        raise AssertionError("chunks do not concatenate back to the text")
-    return found
-
-
-def last_safe_cut(text):
-    """The last position in ``text`` where whitespace follows a non-space character, or -1.
-
-    Searching the reversed text finds it near the end without reading the
-    rest; a copy of a block is cheap next to chunking it.
-    """
-    match = class_regex(REVERSED_SAFE_CUT_TEMPLATE).search(text[::-1])
-    return -1 if match is None else len(text) - 1 - match.start()
-
-
-def safe_pieces(blocks):
-    """Regroup a stream of text blocks into pieces that end at safe cuts.
-
-    ``blocks`` may be cut anywhere (fixed-size reads of a file, say); the
-    pieces yielded join up to the same text, but each ends where a chunk
-    must end, so chunking piece by piece equals chunking the whole text.
-    Text with no safe cut (one endless word) is held until one comes.
-    """
-    pending = []
-    for block in blocks:
-        if not block:
-            continue
-        before = pending[-1][-1:] if pending else ""
-        cut = last_safe_cut(before + block) - len(before)
-        if cut < 0:
-            pending.append(block)
-            continue
-        pending.append(block[:cut])
-        yield "".join(pending)
-        pending = [block[cut:]]
-    if pending:
-        yield "".join(pending)
-
-
-def text_blocks(text, block_size=BLOCK_SIZE):
-    """A long string as consecutive slices of ``block_size`` characters."""
-    for start in range(0, len(text), block_size):
-        yield text[start:start + block_size]
-
-
-def count_chunks(pieces, pattern="lab"):
-    """Count each distinct chunk over pieces that end at safe cuts."""
-    chunk_counts = Counter()
-    for piece in pieces:
-        chunk_counts.update(chunks(piece, pattern))
-    return chunk_counts
-
-
-# Byte-level tokens are byte strings, and many bytes (space, newline, the
-# pieces of a multi-byte character) do not print. GPT-2 shows each byte as
-# one printable character: the printable Latin-1 bytes stand for themselves
-# and the other 68 take the characters from U+0100 on, in byte order, so a
-# space shows as "Ġ" and a newline as "Ċ". Tokens are shown, stored and
-# merged in that form; the bytes come back with ``display_to_bytes``.
-
-
-def _byte_display_table():
-    """GPT-2's table: the printable character that shows each byte value."""
-    printable = set(range(ord("!"), ord("~") + 1)) | set(range(0xA1, 0xAC + 1)) | set(range(0xAE, 0xFF + 1))
-    table = []
-    borrowed = 0
-    for byte in range(256):
-        if byte in printable:
-            table.append(chr(byte))
-        else:
-            table.append(chr(0x100 + borrowed))
-            borrowed += 1
-    return table
-
-
-BYTE_TO_CHAR = _byte_display_table()
-CHAR_TO_BYTE = {char: byte for byte, char in enumerate(BYTE_TO_CHAR)}
-
-
-def bytes_to_display(data):
-    """Bytes as their GPT-2 display characters: ``b" hi"`` -> ``"Ġhi"``."""
-    return "".join([BYTE_TO_CHAR[byte] for byte in data])
-
-
-def display_to_bytes(text):
-    """The bytes a display string stands for: ``"Ġhi"`` -> ``b" hi"``."""
-    return bytes([CHAR_TO_BYTE[char] for char in text])
-
-
-SURROGATE = re.compile(r"[\ud800-\udfff]")
-
-
-def replace_lone_surrogates(text):
-    """Replace lone surrogates (which UTF-8 cannot encode) with U+FFFD, as tiktoken does.
-
-    A high and a low surrogate that stand next to each other are read as the
-    one character they encode in UTF-16; any other surrogate becomes U+FFFD.
-    """
-    if not SURROGATE.search(text):
-        return text
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-# --------------------------------------------------------------------------
-# 2. The training engine
+# 1. BPE by definition
 # --------------------------------------------------------------------------
 #
-# Training sees the text only as ``chunk_counts``: each distinct chunk, as a
-# sequence of tokens, with how often it occurs. Counting a pair inside a chunk
-# that occurs 500 times is the same as counting it 500 times.
-#
-# ``reference_train`` is the definition, written as simply as possible.
-# ``train_merges`` gives identical results much faster, and is what
-# ``Tokenizer`` uses; the tests hold the two against each other.
+# Training sees the text only as ``chunk_counts``: each distinct chunk (a
+# stretch of text that merges may not cross, see section 2), as a sequence of
+# tokens, with how often it occurs. Counting a pair inside a chunk that occurs
+# 500 times is the same as counting it 500 times. These functions are the
+# definition, written as simply as possible; section 4 makes them fast, and
+# the tests hold the two against each other.
 
 
 def merge_pair(tokens, pair):
     """Replace every non-overlapping occurrence of ``pair`` in ``tokens``, left to right.
 
-    ``("a", "a", "a")`` with the pair ``("a", "a")`` gives ``("aa", "a")``:
-    once the first two are glued, the third has no partner left.
+    >>> merge_pair(("a", "a", "a", "b"), ("a", "a"))
+    ('aa', 'a', 'b')
+
+    Once the first two ``a`` are glued, the third has no partner left.
     """
     left, right = pair
     merged = []
@@ -320,7 +81,14 @@ def merge_pair(tokens, pair):
 
 
 def count_pairs(chunk_counts):
-    """Count each adjacent pair of tokens, weighted by how often its chunk occurs."""
+    """Count each adjacent pair of tokens, weighted by how often its chunk occurs.
+
+    >>> count_pairs({("a", "a", "b"): 2, ("b", "a"): 1})
+    Counter({('a', 'a'): 2, ('a', 'b'): 2, ('b', 'a'): 1})
+
+    The pairs come out in the order they are first seen, reading the chunks
+    in order and each chunk from left to right.
+    """
     pair_counts = Counter()
     for tokens, count in chunk_counts.items():
         for pair in zip(tokens, tokens[1:]):
@@ -328,21 +96,39 @@ def count_pairs(chunk_counts):
     return pair_counts
 
 
-def best_pair(pair_counts):
-    """The most frequent pair; among equals, the smallest pair in code-point order.
+TIE_RULES = ("smallest", "first-seen")
+"""How ``best_pair`` chooses among equally frequent pairs (see there)."""
 
-    The explicit tie rule makes training give the same merges on every
-    machine, whatever order the dictionary happens to hold.
+
+def best_pair(pair_counts, ties="smallest"):
+    """The most frequent pair; ``ties`` decides between equally frequent ones.
+
+    ``"smallest"``, the lab's rule, takes the smallest pair in code-point
+    order (comparing the left tokens, then the right ones), so training gives
+    the same merges on every machine. ``"first-seen"`` takes the pair seen
+    first in ``count_pairs``' order: the distinct chunks in the order they
+    first appeared, each read from left to right, on the current tokens.
+
+    >>> counts = {("b", "c"): 2, ("a", "b"): 2, ("c", "a"): 1}
+    >>> best_pair(counts), best_pair(counts, ties="first-seen")
+    (('a', 'b'), ('b', 'c'))
     """
-    return min(pair_counts, key=lambda pair: (-pair_counts[pair], pair))
+    if ties == "smallest":
+        return min(pair_counts, key=lambda pair: (-pair_counts[pair], pair))
+    return max(pair_counts, key=pair_counts.__getitem__)  # max keeps the first of equals
 
 
-def reference_train(chunk_counts, max_merges, progress=None):
+def reference_train(chunk_counts, max_merges, *, ties="smallest", progress=None):
     """Learn up to ``max_merges`` merges the simple way: recount every pair after each merge.
 
-    Returns a list of ``(pair, count)`` in the order learned. Training stops
-    early when no pair occurs at least twice, because merging a pair seen
-    once would only memorise the training text.
+    Returns ``(pair, count)`` for each merge, in the order learned. Training
+    stops early when no pair occurs at least twice, because merging a pair
+    seen once would only memorise the training text.
+
+    >>> reference_train({tuple("aaabdaaabac"): 1}, 3)
+    [(('a', 'a'), 4), (('a', 'b'), 2), (('aa', 'ab'), 2)]
+
+    (``a a`` occurs four times: twice in each ``aaa``, overlapping.)
     """
     current = {tuple(tokens): count for tokens, count in chunk_counts.items()}
     learned = []
@@ -350,7 +136,7 @@ def reference_train(chunk_counts, max_merges, progress=None):
         pair_counts = count_pairs(current)
         if not pair_counts:
             break
-        pair = best_pair(pair_counts)
+        pair = best_pair(pair_counts, ties)
         if pair_counts[pair] < 2:
             break
         learned.append((pair, pair_counts[pair]))
@@ -375,155 +161,19 @@ def report_progress(progress, done, target, finished=False):
         progress(done, target)
 
 
-# The fast trainer gives each token a one-character code, so that a chunk is
-# a short string and merging a pair everywhere in it is ``str.replace``:
-# Python's replace works left to right without overlaps, exactly the merge
-# rule, and runs in C. Codes follow creation order: the base tokens first,
-# then one new code per merge.
-
-
-def _code_words(chunk_counts):
-    """Code the chunks as strings, one character per base token.
-
-    Returns ``(tokens, words, weights)``: ``tokens`` lists the base tokens by
-    code, ``words[i]`` is a coded chunk and ``weights[i]`` how often it occurs.
-    Chunks of one token are left out: they hold no pair.
-    """
-    tokens = sorted({token for chunk in chunk_counts for token in chunk})
-    code_of = {token: chr(code) for code, token in enumerate(tokens)}
-    words, weights = [], []
-    for chunk, count in chunk_counts.items():
-        if len(chunk) > 1:
-            words.append("".join([code_of[token] for token in chunk]))
-            weights.append(count)
-    return tokens, words, weights
-
-
-def _index_pairs(words, weights):
-    """Count every adjacent pair of codes and list the words it occurs in.
-
-    A word is listed once per occurrence; a word visited twice for the same
-    merge simply no longer holds the pair the second time.
-    """
-    pair_counts = {}
-    pair_words = {}
-    for index, word in enumerate(words):
-        weight = weights[index]
-        for start in range(len(word) - 1):
-            pair = word[start:start + 2]
-            if pair in pair_counts:
-                pair_counts[pair] += weight
-                pair_words[pair].append(index)
-            else:
-                pair_counts[pair] = weight
-                pair_words[pair] = [index]
-    return pair_counts, pair_words
-
-
-def _merge_everywhere(pair, new, words, weights, pair_counts, pair_words):
-    """Merge ``pair`` into the code ``new`` in every word holding it; update counts locally.
-
-    Only the neighbours of each merged occurrence change: with ``x a b y``
-    becoming ``x N y``, the pairs ``x a`` and ``b y`` lose the word's weight
-    and ``x N`` and ``N y`` gain it. When two occurrences touch (``a b a b``
-    becoming ``N N``), the pair between them was ``b a`` and becomes ``N N``.
-    Returns the counts of the pairs that contain ``new``: all are new pairs.
-    """
-    a, b = pair
-    between = b + a
-    created = {}
-    for index in pair_words.pop(pair):
-        word = words[index]
-        if pair not in word:
-            continue
-        weight = weights[index]
-        word = word.replace(pair, new)
-        words[index] = word
-        last = len(word) - 1
-        position = word.find(new)
-        while position >= 0:
-            if position > 0:
-                before = word[position - 1]
-                lost = between if before == new else before + a
-                pair_counts[lost] -= weight
-                gained = before + new
-                created[gained] = created.get(gained, 0) + weight
-                pair_words.setdefault(gained, []).append(index)
-            if position < last:
-                after = word[position + 1]
-                if after != new:
-                    pair_counts[b + after] -= weight
-                    gained = new + after
-                    created[gained] = created.get(gained, 0) + weight
-                    pair_words.setdefault(gained, []).append(index)
-            position = word.find(new, position + 1)
-    del pair_counts[pair]
-    return created
-
-
-def train_merges(chunk_counts, max_merges, progress=None, on_learn=None):
-    """Learn exactly what ``reference_train`` learns, updating counts incrementally.
-
-    Instead of recounting every pair after each merge, it keeps the count of
-    every pair and the words each pair occurs in; a merge then touches only
-    those words, and only the pairs next to each merged occurrence. The most
-    frequent pair comes from a heap ordered by (-count, pair), which gives
-    the same tie rule as ``best_pair``. Counts only fall after a pair first
-    appears, so an entry whose count has fallen is pushed back with its
-    current count when it surfaces (lazy invalidation).
-
-    ``on_learn(rank, pair, count)``, if given, hears of each merge as soon as
-    it is learned, so a long run can be watched.
-    """
-    tokens, words, weights = _code_words(chunk_counts)
-    pair_counts, pair_words = _index_pairs(words, weights)
-    heap = [(-count, (tokens[ord(pair[0])], tokens[ord(pair[1])]), pair) for pair, count in pair_counts.items()]
-    heapq.heapify(heap)
-    learned = []
-    while len(learned) < max_merges and heap:
-        negative_count, token_pair, pair = heapq.heappop(heap)
-        count = pair_counts.get(pair, 0)
-        if count != -negative_count:
-            if count > 0:
-                heapq.heappush(heap, (-count, token_pair, pair))
-            continue
-        if count < 2:
-            break
-        if len(tokens) > sys.maxunicode:
-            raise ValueError(f"cannot learn more than {len(learned)} merges: every token needs its own code point")
-        learned.append((token_pair, count))
-        if on_learn is not None:
-            on_learn(len(learned) - 1, token_pair, count)
-        new = chr(len(tokens))
-        tokens.append(token_pair[0] + token_pair[1])
-        created = _merge_everywhere(pair, new, words, weights, pair_counts, pair_words)
-        pair_counts.update(created)
-        for coded, count in created.items():
-            if count > 0:
-                heapq.heappush(heap, (-count, (tokens[ord(coded[0])], tokens[ord(coded[1])]), coded))
-        report_progress(progress, len(learned), max_merges)
-    report_progress(progress, len(learned), max_merges, finished=True)
-    return learned
-
-
-# --------------------------------------------------------------------------
-# 3. The encoder
-# --------------------------------------------------------------------------
-#
-# Encoding a chunk replays the merges. ``reference_encode`` is the
-# definition; ``encode_chunk`` gives the same result in time that grows like
-# n log n in the chunk's length, which matters for chunks of a million
-# characters (a long run without spaces).
-
-
-def reference_encode(tokens, merge_rank, on_step=None):
+def reference_encode(tokens, merge_rank, *, on_merge=None):
     """Split one chunk by replaying merges, the simple way.
 
     ``tokens`` starts as the chunk's characters. Repeatedly find the adjacent
     pair with the lowest rank (the earliest learned merge), merge *all* its
     non-overlapping occurrences left to right, and look again; stop when no
-    adjacent pair is a merge. ``on_step(rank, pair, tokens)``, if given, is
-    told about every step, which is how a learner can watch it happen.
+    adjacent pair is a merge. ``on_merge(rank, pair, tokens)``, if given,
+    hears of every step, which is how a learner can watch it happen.
+
+    >>> reference_encode("abc", {("b", "c"): 0, ("a", "b"): 1})
+    ('a', 'bc')
+
+    (``b c`` was learned first, so ``b`` is taken before ``a b`` can form.)
     """
     tokens = tuple(tokens)
     while len(tokens) > 1:
@@ -532,9 +182,527 @@ def reference_encode(tokens, merge_rank, on_step=None):
             break
         rank, pair = min(ranked)
         tokens = merge_pair(tokens, pair)
-        if on_step is not None:
-            on_step(rank, pair, tokens)
+        if on_merge is not None:
+            on_merge(rank, pair, tokens)
     return tokens
+
+
+# --------------------------------------------------------------------------
+# 2. Chunks
+# --------------------------------------------------------------------------
+#
+# Text is cut into chunks before any merging, and merges never cross a chunk
+# boundary, so " the" can become a token but "the park" cannot. Each pattern
+# has a name; a tokenizer file names its pattern rather than storing a regular
+# expression, so a file cannot smuggle in a slow one.
+#
+# The lab's pattern is ASCII: runs of ASCII letters and digits, runs of other
+# symbols, runs of whitespace, the first two with an optional leading space.
+# On other scripts it glues punctuation to words (" «привет»," is one chunk)
+# and splits "café" as "caf" + "é"; the other patterns know every script.
+#
+# The placeholders in braces are filled with explicit code-point ranges from
+# bpe_unicode.py rather than \s, \p{L} or \p{N}: engines and Unicode versions
+# disagree on those, and spelling the classes out makes Python, tiktoken and
+# Hugging Face split text alike. Each placeholder matches one character:
+#   {space} / {not_space}   whitespace as Python's str.isspace sees it (lab, gpt2)
+#   {white} / {not_white}   Unicode's White_Space property (cl100k, o200k)
+#   {letter} {number}       any script's letters (L) and numbers (N)
+#   {other}                 neither letter, number nor {space}
+#   {symbol}                neither letter, number nor {white}
+#   {prefix}                neither letter, number, carriage return nor line feed
+#   {upper} / {lower}       GPT-4o's letter groups: Lu Lt Lm Lo M / Ll Lm Lo M
+#   {s} {t} {d} ...         a contraction's letter in any case ("'S" counts)
+#   {end}                   the end of the text
+PATTERN_TEMPLATES = {
+    "lab": " ?[A-Za-z0-9]+| ?{lab_other}+|{space}+",
+    # GPT-2's rules for any script: common English contractions, letter runs
+    # and number runs with an optional leading space, runs of other symbols,
+    # and whitespace runs, which leave their last space to a following word.
+    "gpt2": "'s|'t|'re|'ve|'m|'ll|'d| ?{letter}+| ?{number}+| ?{other}+|{space}+(?!{not_space})|{space}+",
+    # GPT-4's (tiktoken's cl100k_base): contractions in any case, a letter run
+    # with one optional non-letter before it, numbers in groups of up to three
+    # digits, symbol runs that keep the line breaks after them, and whitespace
+    # runs that end at a line break or leave their last space to a word.
+    "cl100k": (
+        "'(?:{s}|{d}|{m}|{t}|{l}{l}|{v}{e}|{r}{e})|{prefix}?{letter}+|{number}{{1,3}}| ?{symbol}+[\r\n]*"
+        "|{white}+{end}|{white}*[\r\n]|{white}+(?!{not_white})|{white}"
+    ),
+    # GPT-4o's (o200k_base): like GPT-4's, but a letter run splits before an
+    # upper-case letter that follows lower-case ones ("iPhone" is "i" +
+    # "Phone"), keeps a contraction after it, and marks count as letters.
+    "o200k": (
+        "{prefix}?{upper}*{lower}+{contraction}?|{prefix}?{upper}+{lower}*{contraction}?|{number}{{1,3}}"
+        "| ?{symbol}+[\r\n/]*|{white}*[\r\n]+|{white}+(?!{not_white})|{white}+"
+    ),
+}
+PATTERNS = tuple(PATTERN_TEMPLATES)
+"""The names of the built-in chunk patterns."""
+
+DEFAULT_PATTERN = {False: "lab", True: "gpt2"}
+"""The pattern a tokenizer uses unless told otherwise, by ``byte_level``."""
+
+CONTRACTION = "(?:'{s}|'{t}|'{r}{e}|'{v}{e}|'{m}|'{l}{l}|'{d})"
+"""GPT-4o's contractions, which may follow a letter run (in any case)."""
+
+
+def chunks(text, pattern="lab"):
+    """Cut ``text`` into the chunks that merges may not cross.
+
+    >>> chunks("at the park, mia")
+    ['at', ' the', ' park', ',', ' mia']
+    >>> chunks("I'll pay 1234 coins!", "cl100k")
+    ['I', "'ll", ' pay', ' ', '123', '4', ' coins', '!']
+
+    Every character belongs to exactly one chunk, so joining the chunks gives
+    the text back; we check that, because a pattern that silently dropped
+    characters would make decoding lose text.
+    """
+    found = compiled(pattern).findall(text)
+    if "".join(found) != text:
+        raise AssertionError("chunks do not concatenate back to the text")
+    return found
+
+
+def compiled(pattern):
+    """The compiled Python regex of a named chunk pattern."""
+    _check_pattern(pattern)
+    return _compiled_template(PATTERN_TEMPLATES[pattern])
+
+
+def pattern_source(name, syntax="python"):
+    """The regular expression of a named pattern, in the syntax of ``python``, ``rust`` or ``oniguruma``.
+
+    tiktoken's engine (Rust) and Hugging Face's (Oniguruma) both read code
+    points as ``\\x{...}``, so they share one spelling.
+    """
+    _check_pattern(name)
+    return _fill_classes(PATTERN_TEMPLATES[name], syntax)
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled_template(template):
+    """A template filled with the character classes, compiled for Python once, on first use.
+
+    Compiling waits until first use because the large classes take a moment.
+    """
+    return re.compile(_fill_classes(template, "python"))
+
+
+def _fill_classes(template, syntax):
+    """Put the explicit character classes into a pattern template, in the given syntax."""
+    unicode = bpe_unicode
+    letters_and_numbers = unicode.LETTER_RANGES + unicode.NUMBER_RANGES
+    with_case = unicode.OTHER_LETTER_RANGES + unicode.MARK_RANGES
+    classes = {
+        "space": _one_of(unicode.SPACE_RANGES, syntax),
+        "not_space": _none_of(unicode.SPACE_RANGES, syntax),
+        "white": _one_of(unicode.WHITE_SPACE_RANGES, syntax),
+        "not_white": _none_of(unicode.WHITE_SPACE_RANGES, syntax),
+        "letter": _one_of(unicode.LETTER_RANGES, syntax),
+        "number": _one_of(unicode.NUMBER_RANGES, syntax),
+        "other": _none_of(unicode.SPACE_RANGES + letters_and_numbers, syntax),
+        "symbol": _none_of(unicode.WHITE_SPACE_RANGES + letters_and_numbers, syntax),
+        "prefix": _none_of("000A 000D" + letters_and_numbers, syntax),
+        "lab_other": _none_of("0030-0039 0041-005A 0061-007A" + unicode.SPACE_RANGES, syntax),
+        "upper": _one_of(unicode.UPPER_RANGES + with_case, syntax),
+        "lower": _one_of(unicode.LOWER_RANGES + with_case, syntax),
+        "end": "\\Z" if syntax == "python" else "\\z",
+    }
+    for letter, variants in unicode.CASE_VARIANTS.items():
+        classes[letter] = "[" + "".join(_escape_code_point(ord(char), syntax) for char in variants) + "]"
+    classes["contraction"] = CONTRACTION.format(**classes)
+    return template.format(**classes)
+
+
+ASTRAL = "10000-10FFFF"
+"""The code points above the Basic Multilingual Plane."""
+
+
+def _one_of(ranges_text, syntax):
+    """A regex matching one character of the ranges.
+
+    For Python the class is split at U+FFFF: Python's ``re`` checks a class
+    that reaches above it one range at a time, while a class within the
+    Basic Multilingual Plane is one table look-up, five times faster on
+    ordinary text. The part above is only tried for characters up there.
+    """
+    if syntax != "python":
+        return f"[{_class_text(ranges_text, syntax)}]"
+    basic, astral = _split_planes(ranges_text)
+    if not astral:
+        return f"[{_class_text(basic, syntax)}]"
+    above = _class_text(ASTRAL, syntax)
+    return f"(?:[{_class_text(basic, syntax)}]|(?=[{above}])[{_class_text(astral, syntax)}])"
+
+
+def _none_of(ranges_text, syntax):
+    """A regex matching one character outside the ranges (split at U+FFFF for Python, as in ``_one_of``)."""
+    if syntax != "python":
+        return f"[^{_class_text(ranges_text, syntax)}]"
+    basic, astral = _split_planes(ranges_text)
+    if not astral:
+        return f"[^{_class_text(basic, syntax)}]"
+    above = _class_text(ASTRAL, syntax)
+    return f"(?:[^{_class_text(basic, syntax)}{above}]|(?=[{above}])[^{_class_text(astral, syntax)}])"
+
+
+def _class_text(ranges_text, syntax):
+    """The inside of a ``[...]`` class for ranges written as ``0041-005A 00AA ...``."""
+    parts = []
+    for item in ranges_text.split():
+        first, _, last = item.partition("-")
+        part = _escape_code_point(int(first, 16), syntax)
+        if last:
+            part += "-" + _escape_code_point(int(last, 16), syntax)
+        parts.append(part)
+    return "".join(parts)
+
+
+def _escape_code_point(code, syntax):
+    """One code point as a regex escape: ``\\uXXXX`` for Python, ``\\x{X}`` for Rust and Oniguruma."""
+    if syntax == "python":
+        return f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}"
+    if syntax in ("rust", "oniguruma"):
+        return f"\\x{{{code:X}}}"
+    raise ValueError(f"syntax must be 'python', 'rust' or 'oniguruma', not {_shown(syntax)}")
+
+
+def _split_planes(ranges_text):
+    """Ranges text cut in two: the part inside the Basic Multilingual Plane, and the part above it."""
+    basic, astral = [], []
+    for item in ranges_text.split():
+        (basic if int(item.split("-")[0], 16) <= 0xFFFF else astral).append(item)
+    return " ".join(basic), " ".join(astral)
+
+
+# Long texts and files are chunked in blocks. A block may only end at a safe
+# cut: a place where cutting the text and chunking both halves gives exactly
+# the chunks of the whole. For the lab's and GPT-2's patterns that is any
+# whitespace after a non-space character: no chunk spans it (a letter, number
+# or symbol run never takes in whitespace, a whitespace run never takes in the
+# character before it), and the only look-ahead, at the end of a whitespace
+# run, stays inside its half. GPT-4's and GPT-4o's symbol runs keep the line
+# breaks after them (tiktoken cuts "end.\n\nNext" as "end|.\n\n|Next"), so
+# there a safe cut is whitespace after a letter or a number: no chunk holds a
+# letter or number followed by whitespace, and neither half then ends in
+# whitespace, so "whitespace at the end of the text" means the same in the
+# half as in the whole. Cuts are searched for in the reversed text, so each
+# rule reads "whitespace, then the character before it".
+REVERSED_SAFE_CUTS = {
+    "lab": "{space}{not_space}",
+    "gpt2": "{space}{not_space}",
+    "cl100k": "{white}(?:{letter}|{number})",
+    "o200k": "{white}(?:{letter}|{number})",
+}
+
+
+def last_safe_cut(text, pattern="lab"):
+    """The last position in ``text`` where it may be cut without changing its chunks, or -1.
+
+    >>> last_safe_cut("ab cd ef")
+    5
+
+    Searching the reversed text finds it near the end without reading the
+    rest; a copy of a block is cheap next to chunking it.
+    """
+    _check_pattern(pattern)
+    match = _compiled_template(REVERSED_SAFE_CUTS[pattern]).search(text[::-1])
+    return -1 if match is None else len(text) - 1 - match.start()
+
+
+def safe_blocks(blocks, pattern="lab"):
+    """Regroup a stream of text blocks into blocks that end at safe cuts.
+
+    ``blocks`` may be cut anywhere (fixed-size reads of a file, say); the
+    blocks yielded join up to the same text, but each ends where a chunk
+    must end, so chunking block by block equals chunking the whole text.
+    Text with no safe cut (one endless word) is held until one comes.
+    """
+    pending = []
+    for block in blocks:
+        if not block:
+            continue
+        before = pending[-1][-1:] if pending else ""
+        cut = last_safe_cut(before + block, pattern) - len(before)
+        if cut < 0:
+            pending.append(block)
+            continue
+        pending.append(block[:cut])
+        yield "".join(pending)
+        pending = [block[cut:]]
+    if pending:
+        yield "".join(pending)
+
+
+BLOCK_SIZE = 1 << 20
+"""How much text is chunked at a time (characters of a string, bytes of a
+file), so that a long text never becomes one huge list of chunks in memory."""
+
+
+def text_blocks(text, block_size=BLOCK_SIZE):
+    """A long string as consecutive slices of ``block_size`` characters."""
+    for start in range(0, len(text), block_size):
+        yield text[start:start + block_size]
+
+
+# --------------------------------------------------------------------------
+# 3. Bytes
+# --------------------------------------------------------------------------
+#
+# Byte-level tokens are byte strings, and many bytes (space, newline, the
+# parts of a multi-byte character) do not print. GPT-2 shows each byte as one
+# printable character: the printable Latin-1 bytes stand for themselves and
+# the other 68 take the characters from U+0100 on, in byte order, so a space
+# shows as "Ġ" and a newline as "Ċ". Tokens are shown, stored and merged in
+# that form; the bytes come back with ``display_to_bytes``.
+
+
+def _byte_display_table():
+    """GPT-2's table: the printable character that shows each byte value."""
+    printable = set(range(ord("!"), ord("~") + 1)) | set(range(0xA1, 0xAC + 1)) | set(range(0xAE, 0xFF + 1))
+    table = []
+    borrowed = 0
+    for byte in range(256):
+        if byte in printable:
+            table.append(chr(byte))
+        else:
+            table.append(chr(0x100 + borrowed))
+            borrowed += 1
+    return table
+
+
+BYTE_TO_CHAR = _byte_display_table()
+CHAR_TO_BYTE = {char: byte for byte, char in enumerate(BYTE_TO_CHAR)}
+
+
+def bytes_to_display(data):
+    """Bytes as their GPT-2 display characters.
+
+    >>> bytes_to_display(" café".encode())
+    'ĠcafÃ©'
+    """
+    return "".join([BYTE_TO_CHAR[byte] for byte in data])
+
+
+def display_to_bytes(text):
+    """The bytes a display string stands for: ``"Ġhi"`` -> ``b" hi"``."""
+    return bytes([CHAR_TO_BYTE[char] for char in text])
+
+
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def replace_lone_surrogates(text):
+    """Replace lone surrogates (which UTF-8 cannot encode) with U+FFFD, as tiktoken does.
+
+    A high and a low surrogate that stand next to each other are read as the
+    one character they encode in UTF-16; any other surrogate becomes U+FFFD.
+    """
+    if not SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+# --------------------------------------------------------------------------
+# 4. The fast engine
+# --------------------------------------------------------------------------
+#
+# Each function here gives exactly what a definition above gives, and says
+# which; the tests hold each against its definition on many random inputs.
+#
+# Training. ``train_merges`` equals ``reference_train``. It gives each token
+# a one-character code, so that a chunk is a short string and merging a pair
+# everywhere in it is ``str.replace``: Python's replace works left to right
+# without overlaps, exactly the merge rule, and runs in C. Codes follow
+# creation order: the base tokens first, then one new code per merge.
+#
+# Instead of recounting every pair after each merge, it keeps the count of
+# every pair and the chunks it occurs in; a merge then touches only those
+# chunks, and only the pairs next to each merged occurrence. A worked
+# example: merging ``a b`` into ``N`` in the chunk ``x a b y`` (weight 3)
+# takes 3 from ``x a`` and from ``b y`` and gives 3 to ``x N`` and ``N y``;
+# every other pair keeps its count. Two facts keep the bookkeeping small:
+# a pair's occurrences only ever disappear once it exists (new adjacencies
+# always involve the new token), so its count only falls; and all of a new
+# pair's occurrences appear during one merge, the one that makes its newer
+# token, so each pair's list of chunks is filled once, in chunk order.
+
+
+def train_merges(chunk_counts, max_merges, *, ties="smallest", progress=None, on_merge=None):
+    """Learn exactly what ``reference_train`` learns, updating counts incrementally.
+
+    The most frequent pair comes from a heap ordered by (-count, tie key):
+    the pair itself for ``ties="smallest"``, where it first occurs (chunk
+    number, then offset) for ``"first-seen"``. A pair's key only grows (its
+    count falls, its first occurrence moves later), so an entry whose key
+    has grown is pushed back with its current key when it surfaces (lazy
+    invalidation). ``on_merge(rank, pair, count)``, if given, hears of each
+    merge as soon as it is learned, so a long run can be watched.
+    """
+    tokens, coded, weights = _code_chunks(chunk_counts)
+    pair_counts, pair_chunks, first_seen = _index_pairs(coded, weights)
+    tie_key = _smallest_key(tokens) if ties == "smallest" else _FirstOccurrence(coded, pair_chunks, tokens)
+    heap = [(-count, tie_key(pair, first_seen[pair]), pair) for pair, count in pair_counts.items()]
+    heapq.heapify(heap)
+    learned = []
+    while len(learned) < max_merges and heap:
+        negative_count, key, pair = heapq.heappop(heap)
+        count = pair_counts[pair]
+        if count == 0:
+            continue  # used up by earlier merges
+        current = (-count, tie_key(pair))
+        if current != (negative_count, key):
+            heapq.heappush(heap, (*current, pair))
+            continue
+        if count < 2:
+            break
+        if len(tokens) > sys.maxunicode:
+            raise ValueError(f"cannot learn more than {len(learned)} merges: every token needs its own code point")
+        token_pair = (tokens[ord(pair[0])], tokens[ord(pair[1])])
+        learned.append((token_pair, count))
+        if on_merge is not None:
+            on_merge(len(learned) - 1, token_pair, count)
+        new = chr(len(tokens))
+        tokens.append(token_pair[0] + token_pair[1])
+        created, first = _merge_everywhere(pair, new, coded, weights, pair_counts, pair_chunks)
+        del pair_counts[pair]
+        pair_counts.update(created)
+        for gained, gained_count in created.items():
+            heapq.heappush(heap, (-gained_count, tie_key(gained, first[gained]), gained))
+        report_progress(progress, len(learned), max_merges)
+    report_progress(progress, len(learned), max_merges, finished=True)
+    return learned
+
+
+def _smallest_key(tokens):
+    """The ``"smallest"`` tie key: the pair of tokens a pair of codes stands for."""
+
+    def tie_key(pair, where=None):
+        return tokens[ord(pair[0])], tokens[ord(pair[1])]
+
+    return tie_key
+
+
+def _code_chunks(chunk_counts):
+    """Code the chunks as strings, one character per base token.
+
+    Returns ``(tokens, coded, weights)``: ``tokens`` lists the base tokens by
+    code, ``coded[i]`` is a coded chunk and ``weights[i]`` how often it occurs,
+    in the order of ``chunk_counts``. Chunks of one token are left out: they
+    hold no pair.
+    """
+    tokens = sorted({token for chunk in chunk_counts for token in chunk})
+    code_of = {token: chr(code) for code, token in enumerate(tokens)}
+    coded, weights = [], []
+    for chunk, count in chunk_counts.items():
+        if len(chunk) > 1:
+            coded.append("".join([code_of[token] for token in chunk]))
+            weights.append(count)
+    return tokens, coded, weights
+
+
+def _index_pairs(coded, weights):
+    """Count every adjacent pair of codes, list the chunks it occurs in, and note its first occurrence.
+
+    A chunk is listed once per pair however often the pair occurs in it, so
+    that merging visits it once; the first occurrence is ``(chunk number,
+    offset)``, which is what ``ties="first-seen"`` compares.
+    """
+    pair_counts, pair_chunks, first_seen = {}, {}, {}
+    for index, chunk in enumerate(coded):
+        weight = weights[index]
+        for start in range(len(chunk) - 1):
+            pair = chunk[start:start + 2]
+            listed = pair_chunks.get(pair)
+            if listed is None:
+                pair_counts[pair] = weight
+                pair_chunks[pair] = [index]
+                first_seen[pair] = (index, start)
+            else:
+                pair_counts[pair] += weight
+                if listed[-1] != index:
+                    listed.append(index)
+    return pair_counts, pair_chunks, first_seen
+
+
+def _merge_everywhere(pair, new, coded, weights, pair_counts, pair_chunks):
+    """Merge ``pair`` into the code ``new`` in every chunk holding it; update counts locally.
+
+    Only the neighbours of each merged occurrence change: with ``x a b y``
+    becoming ``x N y``, the pairs ``x a`` and ``b y`` lose the chunk's weight
+    and ``x N`` and ``N y`` gain it. When two occurrences touch (``a b a b``
+    becoming ``N N``), the pair between them was ``b a`` and becomes ``N N``.
+    Returns the counts of the pairs that contain ``new`` (all of them new),
+    and where each first occurs: (chunk number, position in the coded chunk).
+    """
+    a, b = pair
+    between = b + a
+    created, first = {}, {}
+
+    def gain(gained, index, position):
+        if gained in created:
+            created[gained] += weight
+            listed = pair_chunks[gained]
+            if listed[-1] != index:
+                listed.append(index)
+        else:  # chunks are visited in order, and each from left to right
+            created[gained] = weight
+            pair_chunks[gained] = [index]
+            first[gained] = (index, position)
+
+    for index in pair_chunks.pop(pair):
+        chunk = coded[index]
+        if pair not in chunk:
+            continue  # earlier merges used this pair up here
+        weight = weights[index]
+        chunk = chunk.replace(pair, new)
+        coded[index] = chunk
+        last = len(chunk) - 1
+        position = chunk.find(new)
+        while position >= 0:
+            if position > 0:
+                before = chunk[position - 1]
+                pair_counts[between if before == new else before + a] -= weight
+                gain(before + new, index, position - 1)
+            if position < last:
+                after = chunk[position + 1]
+                if after != new:
+                    pair_counts[b + after] -= weight
+                    gain(new + after, index, position)
+            position = chunk.find(new, position + 1)
+    return created, first
+
+
+class _FirstOccurrence:
+    """The ``"first-seen"`` tie key of a pair: (chunk number, offset of its first occurrence).
+
+    Offsets count base tokens (characters or bytes), which merging never
+    moves, so a key can only grow as occurrences disappear. A pair's chunks
+    are listed in chunk order; ``start`` remembers how many of them no longer
+    hold it, so each list is walked once over the whole run.
+    """
+
+    def __init__(self, coded, pair_chunks, tokens):
+        self.coded, self.pair_chunks, self.tokens = coded, pair_chunks, tokens
+        self.start = {}
+
+    def __call__(self, pair, where=None):
+        """The key of ``pair``, at ``where`` (chunk number, position) if known, else where it now first occurs."""
+        if where is None:
+            listed = self.pair_chunks[pair]
+            at = self.start.get(pair, 0)
+            while pair not in self.coded[listed[at]]:
+                at += 1
+            self.start[pair] = at
+            where = (listed[at], self.coded[listed[at]].find(pair))
+        index, position = where
+        return index, sum(len(self.tokens[ord(code)]) for code in self.coded[index][:position])
+
+
+# Encoding. ``encode_chunk`` equals ``reference_encode``, in time that grows
+# like n log n in the chunk's length, which matters for chunks of a million
+# characters (a long run without spaces).
 
 
 def encode_chunk(ids, merged_id):
@@ -562,18 +730,18 @@ def encode_chunk(ids, merged_id):
     before = list(range(-1, end - 1))
     queues = {}
     for position, pair in enumerate(zip(ids, ids[1:])):
-        new = merged_id.get(pair)
-        if new is not None:
-            queues.setdefault(new, []).append(position)
+        merged = merged_id.get(pair)
+        if merged is not None:
+            queues.setdefault(merged, []).append(position)
     waiting = list(queues)
     heapq.heapify(waiting)
     while waiting:
-        new = heapq.heappop(waiting)
-        for left in queues.pop(new):
+        merged = heapq.heappop(waiting)
+        for left in queues.pop(merged):
             right = after[left]
-            if right >= end or ids[left] < 0 or merged_id.get((ids[left], ids[right])) != new:
+            if right >= end or ids[left] < 0 or merged_id.get((ids[left], ids[right])) != merged:
                 continue  # this occurrence was used up by an earlier merge
-            ids[left] = new
+            ids[left] = merged
             ids[right] = -1
             after[left] = after[right]
             if after[left] < end:
@@ -590,29 +758,224 @@ def encode_chunk(ids, merged_id):
     return [token_id for token_id in ids if token_id >= 0]
 
 
-# --------------------------------------------------------------------------
-# 4. The Tokenizer API
-# --------------------------------------------------------------------------
+# Chunking. ``chunker(pattern)`` equals ``chunks`` (without the check that
+# the chunks join up to the text, which the tests make instead).
 
-LEVELS = ("characters", "bytes")
+
+def chunker(pattern):
+    """A function that cuts text into chunks exactly as ``chunks(text, pattern)`` does, faster."""
+    return compiled(pattern).findall
+
+
+def count_chunks(blocks, pattern="lab", *, special_tokens=()):
+    """Count each distinct chunk of a text given as blocks, which may be cut anywhere.
+
+    >>> count_chunks(["the cat", " the h", "at"])
+    Counter({'the': 1, ' cat': 1, ' the': 1, ' hat': 1})
+
+    The text of each special token is counted whole, under its own text,
+    and never cut into chunks: a special token stays out of training. The
+    chunks come out in the order they first appear.
+    """
+    cut = chunker(pattern)
+    counts = Counter()
+    finder = _special_finder(frozenset(special_tokens)) if special_tokens else None
+    for block in safe_blocks(blocks, pattern):
+        start = 0
+        for found in finder.finditer(block) if finder else ():
+            counts.update(cut(block[start:found.start()]))
+            counts[found.group()] += 1
+            start = found.end()
+        counts.update(cut(block[start:]))
+    return counts
+
+
+@functools.lru_cache(maxsize=64)
+def _special_finder(texts):
+    """A compiled regex that finds any of ``texts`` (a frozenset), the longest where several start at one place.
+
+    The texts are arranged as a trie (``<|a|>`` and ``<|b|>`` become
+    ``<\\|(?:a|b)\\|>``), so looking for five thousand special tokens costs
+    about what looking for five does.
+    """
+    trie = {}
+    for text in texts:
+        node = trie
+        for char in text:
+            node = node.setdefault(char, {})
+        node[""] = {}  # a text ends here
+    return re.compile(_trie_source(trie, depth=0))
+
+
+def _trie_source(node, depth):
+    """The regex for the texts that continue below one trie node; longer continuations are tried first."""
+    if depth > 200:  # keep Python's regex parser out of deep recursion: plain alternatives below here
+        suffixes = sorted(_trie_suffixes(node), key=lambda suffix: (-len(suffix), suffix))
+        return "(?:" + "|".join(map(re.escape, suffixes)) + ")"
+    branches = []
+    for char in sorted(key for key in node if key):
+        child, text = node[char], re.escape(char)
+        while len(child) == 1 and "" not in child:  # a run without branches is one literal
+            ((char, child),) = child.items()
+            text += re.escape(char)
+        branches.append(text + _trie_source(child, depth + 1))
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    return f"(?:{body})?" if "" in node else body
+
+
+def _trie_suffixes(node):
+    """Every text that continues below a trie node."""
+    for char, child in node.items():
+        if char:
+            yield from (char + suffix for suffix in _trie_suffixes(child))
+        else:
+            yield ""
+
+
+CACHE_LIMIT = 1 << 17
+"""How many encoded chunks a tokenizer keeps in its newer cache generation
+(about 20 MB); with the older generation, at most twice that plus one
+block's chunks are held, about 50 MB in all."""
+
+
+class _ChunkCache(dict):
+    """Chunk text -> its IDs (a tuple). A chunk not seen yet is encoded when first looked up.
+
+    ``dict.__getitem__`` runs in C, so ``map(cache.__getitem__, chunks)``
+    is a fused loop: hits cost a look-up, misses go through ``__missing__``.
+    When the cache is full it becomes the older generation of a new one;
+    a chunk found there moves up, so chunks in steady use are never lost.
+    """
+
+    __slots__ = ("encode", "older")
+
+    def __init__(self, encode, older=None):
+        super().__init__()
+        self.encode = encode
+        self.older = {} if older is None else older
+
+    def __missing__(self, chunk):
+        ids = self.older.get(chunk)
+        if ids is None:
+            ids = self.encode(chunk)
+        self[chunk] = ids
+        return ids
+
+    def renewed(self):
+        """This cache if it has room, else a new one whose older generation is this one."""
+        if len(self) <= CACHE_LIMIT:
+            return self
+        self.older = {}
+        return _ChunkCache(self.encode, self)
+
+
+# --------------------------------------------------------------------------
+# 5. Checks
+# --------------------------------------------------------------------------
+#
+# Every public entry point checks its arguments before any long work, and
+# every refusal says what was wrong, with which value, and what would be
+# right. Values quoted in messages are shortened by ``_shown``.
+
+UNK = "<unk>"
+"""The token for characters the alphabet does not contain; always ID 0 at the character level."""
+
+REPLACEMENT_CHARACTER = "\N{REPLACEMENT CHARACTER}"
+"""What ID 0 decodes to, so a reader can see where text was lost."""
+
 SINGLE_BYTES = [bytes([byte]) for byte in range(256)]
+
+
+def _shown(value, limit=60):
+    """``repr(value)``, shortened in the middle when long, for error messages."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit // 2]}...{text[-(limit // 2):]} ({len(text):,} characters)"
+
+
+def _check_pattern(pattern):
+    """Refuse a pattern that is not the name of a built-in one."""
+    if not isinstance(pattern, str) or pattern not in PATTERN_TEMPLATES:
+        known = ", ".join(repr(name) for name in PATTERNS)
+        raise ValueError(f"unknown pattern {_shown(pattern)}: the built-in patterns are {known}")
+
+
+def _check_choice(value, choices, argument):
+    """Refuse a value that is not one of ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        allowed = " or ".join(repr(choice) for choice in choices)
+        raise ValueError(f"{argument} must be {allowed}, not {_shown(value)}")
+
+
+def _check_flag(value, argument):
+    """Refuse anything but True or False."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{argument} must be True or False, not {_shown(value)}")
+
+
+def _check_callback(value, argument):
+    """Refuse a callback that cannot be called (None means no callback)."""
+    if value is not None and not callable(value):
+        raise TypeError(f"{argument} must be a function or None, not {_shown(value)}")
+
+
+def _check_text(text, argument="text"):
+    """Refuse anything but a str as text to train on or encode."""
+    if not isinstance(text, str):
+        raise TypeError(f"{argument} must be a str, not {type(text).__name__}")
+
+
+def _check_no_surrogate(text, what, advice=""):
+    """Refuse text holding a lone surrogate, which has no UTF-8 form and which no file can hold."""
+    found = SURROGATE.search(text)
+    if found:
+        raise ValueError(
+            f"{what} holds the lone surrogate {found.group()!r} at position {found.start():,}, "
+            f"which has no UTF-8 form{advice}"
+        )
+
+
+def _check_vocab_size(vocab_size):
+    """Refuse a vocab_size that is not an int (a bool is not a size either)."""
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+        raise TypeError(f"vocab_size must be an int, not {type(vocab_size).__name__}")
+
+
+def _check_list(value, argument, of):
+    """Refuse anything but a list or tuple (a str or bytes is not a list of them)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise ValueError(f"{argument} must be a list of {of}, not {type(value).__name__}")
 
 
 def _check_alphabet(alphabet):
     """Refuse an alphabet that is not sorted, distinct, single characters without UNK."""
-    if isinstance(alphabet, (str, bytes)) or not isinstance(alphabet, (list, tuple)):
-        raise ValueError(f"alphabet must be a list of single characters, not {type(alphabet).__name__}")
+    _check_list(alphabet, "alphabet", "single characters")
     for position, char in enumerate(alphabet):
         if char == UNK:
             raise ValueError(f"alphabet must not contain {UNK!r}: it is always ID 0")
         if not isinstance(char, str) or len(char) != 1:
-            raise ValueError(f"alphabet entry {position} is {char!r}; each entry must be one character")
-        if SURROGATE.match(char):
-            raise ValueError(f"alphabet entry {position} is the lone surrogate {char!r}, which no file can hold")
+            raise ValueError(f"alphabet entry {position} is {_shown(char)}; each entry must be one character")
+        _check_no_surrogate(char, f"alphabet entry {position}")
         if position and alphabet[position - 1] >= char:
             raise ValueError(
                 f"alphabet must be sorted and distinct: {alphabet[position - 1]!r} comes before {char!r}"
             )
+
+
+def _check_byte_alphabet(alphabet):
+    """The 256 byte tokens in ID order: byte order for None, else a reordering of GPT-2's display characters."""
+    if alphabet is None:
+        return list(BYTE_TO_CHAR)
+    _check_list(alphabet, "alphabet", "the 256 byte display characters (or None)")
+    if sorted(alphabet, key=str) != sorted(BYTE_TO_CHAR) or not all(isinstance(char, str) for char in alphabet):
+        raise ValueError(
+            "a byte-level alphabet is the 256 GPT-2 display characters in ID order, each once "
+            "(None for byte order)"
+        )
+    return list(alphabet)
 
 
 def _check_merges(merges, tokens):
@@ -622,125 +985,117 @@ def _check_merges(merges, tokens):
     merge is checked, because a merge may only use tokens that exist at that
     point in the list.
     """
-    if isinstance(merges, (str, bytes)) or not isinstance(merges, (list, tuple)):
-        raise ValueError(f"merges must be a list of [left, right] pairs, not {type(merges).__name__}")
+    _check_list(merges, "merges", "[left, right] pairs")
     for rank, merge in enumerate(merges):
         if not isinstance(merge, (list, tuple)) or len(merge) != 2:
-            raise ValueError(f"merge {rank} is {merge!r}; each merge must be a [left, right] pair")
+            raise ValueError(f"merge {rank} is {_shown(merge)}; each merge must be a [left, right] pair")
         left, right = merge
         if not isinstance(left, str) or not isinstance(right, str):
-            raise ValueError(f"merge {rank} is {merge!r}; both parts must be strings")
+            raise ValueError(f"merge {rank} is {_shown(merge)}; both parts must be strings")
         for part in (left, right):
             if part not in tokens or part == UNK:
                 raise ValueError(
-                    f"merge {rank} ({left!r}, {right!r}) uses {part!r}, which is not a token at that point"
+                    f"merge {rank} ({_shown(left)}, {_shown(right)}) uses {_shown(part)}, "
+                    "which is not a token at that point"
                 )
         if left + right in tokens:
             raise ValueError(
-                f"merge {rank} ({left!r}, {right!r}) makes {left + right!r}, which is already a token"
+                f"merge {rank} ({_shown(left)}, {_shown(right)}) makes {_shown(left + right)}, "
+                "which is already a token"
             )
         tokens.add(left + right)
 
 
-def _check_special_tokens(special_tokens, vocab):
-    """Refuse special tokens that are not distinct, non-empty strings new to the vocabulary.
+def _check_special_text(text, byte_level):
+    """Refuse a special token that is not a non-empty string without whitespace or surrogates.
 
-    They may not contain whitespace: text is cut for training and encoding
-    only where whitespace follows other characters, and a special token must
-    never be cut in two.
+    Whitespace is refused because long text is cut into blocks only at
+    whitespace (see ``safe_blocks``), and a special token must never be cut
+    in two. At the character level ``<unk>`` is ID 0 already.
     """
-    if isinstance(special_tokens, (str, bytes)) or not isinstance(special_tokens, (list, tuple)):
-        raise ValueError(f"special_tokens must be a list of strings, not {type(special_tokens).__name__}")
-    taken = set(vocab)
-    for text in special_tokens:
-        if not isinstance(text, str) or not text:
-            raise ValueError(f"special token {text!r} must be a non-empty string")
-        if class_regex("[{space}]").search(text):
-            raise ValueError(f"special token {text!r} must not contain whitespace")
-        if SURROGATE.search(text):
-            raise ValueError(f"special token {text!r} holds a lone surrogate, which has no UTF-8 form")
+    if not isinstance(text, str) or not text:
+        raise ValueError(f"special token {_shown(text)} must be a non-empty string")
+    if _compiled_template("{space}").search(text):
+        raise ValueError(f"special token {_shown(text)} must not contain whitespace")
+    _check_no_surrogate(text, f"special token {_shown(text)}")
+    if not byte_level and text == UNK:
+        raise ValueError(f"special token {UNK!r} is the unknown-character token, always ID 0 at the character level")
+
+
+def _special_token_ids(special_tokens, ordinary, byte_level):
+    """The special tokens as text -> ID, checked.
+
+    A list takes the IDs after the ordinary tokens, in order; a dict gives
+    each its ID, which may leave gaps but may not fall among the ordinary
+    tokens. At the character level a special token may not equal an ordinary
+    one (both are text); at the byte level ordinary tokens are display
+    strings, so the two namespaces are separate.
+    """
+    if isinstance(special_tokens, dict):
+        given = special_tokens
+    else:
+        _check_list(special_tokens, "special_tokens", "strings (or a dict of string -> ID)")
+        given = {}
+        for text in special_tokens:
+            if isinstance(text, str) and text in given:
+                raise ValueError(f"special token {_shown(text)} is given twice")
+            given[text] = len(ordinary) + len(given)
+    taken = set() if byte_level else set(ordinary)
+    used_ids = {}
+    for text, token_id in given.items():
+        _check_special_text(text, byte_level)
         if text in taken:
-            raise ValueError(f"special token {text!r} is already a token")
-        taken.add(text)
+            raise ValueError(f"special token {_shown(text)} is already an ordinary token")
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < len(ordinary):
+            raise ValueError(
+                f"special token {_shown(text)} has ID {_shown(token_id)}; special tokens take int IDs "
+                f"from {len(ordinary):,} on (the IDs below belong to the ordinary tokens)"
+            )
+        if token_id in used_ids:
+            raise ValueError(f"special tokens {_shown(used_ids[token_id])} and {_shown(text)} share ID {token_id}")
+        used_ids[token_id] = text
+    return dict(given)
 
 
-def _check_text(text):
-    """Refuse anything but a str as text to train on or encode."""
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, not {type(text).__name__}")
-
-
-def _check_vocab_size(vocab_size):
-    """Refuse a vocab_size that is not an int (a bool is not a size either)."""
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
-        raise TypeError(f"vocab_size must be an int, not {type(vocab_size).__name__}")
-
-
-def _check_chunk_counts(chunk_counts, pattern, level, special_tokens):
+def _check_chunk_counts(chunk_counts, pattern, special_tokens):
     """Refuse chunk counts whose keys are not single chunks or whose counts are not positive ints.
 
-    A key holding a special token's text is refused too: ``train`` leaves that
-    text out of the counts, so whoever counted must do the same.
+    A key may be a special token's text (a count of that special token); any
+    other key holding one is refused: ``count_chunks`` keeps special tokens
+    whole, so whoever counted must do the same.
     """
     if not isinstance(chunk_counts, dict):
         raise TypeError(f"chunk_counts must be a dict of chunk -> count, not {type(chunk_counts).__name__}")
+    cut = chunker(pattern)
+    finder = _special_finder(frozenset(special_tokens)) if special_tokens else None
     for chunk, count in chunk_counts.items():
-        for special in special_tokens:
-            if isinstance(chunk, str) and special in chunk:
+        if not isinstance(chunk, str):
+            raise ValueError(f"chunk_counts key {_shown(chunk)} is not exactly one chunk (see bpe.chunks)")
+        if chunk not in special_tokens:
+            special = finder.search(chunk) if finder else None
+            if special:
                 raise ValueError(
-                    f"chunk_counts key {chunk!r} holds the special token {special!r}; "
-                    "cut special tokens out of the text before counting"
+                    f"chunk_counts key {_shown(chunk)} holds the special token {special.group()!r}; "
+                    "count special tokens on their own (as bpe.count_chunks does)"
                 )
-        if not isinstance(chunk, str) or chunks(chunk, pattern) != [chunk]:
-            raise ValueError(f"chunk_counts key {chunk!r} is not exactly one chunk (see bpe.chunks)")
-        if level == "bytes" and SURROGATE.search(chunk):
-            raise ValueError(f"chunk_counts key {chunk!r} holds a lone surrogate, which has no UTF-8 bytes")
+            if cut(chunk) != [chunk]:
+                raise ValueError(f"chunk_counts key {_shown(chunk)} is not exactly one chunk (see bpe.chunks)")
+            _check_no_surrogate(chunk, f"chunk_counts key {_shown(chunk)}")
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise ValueError(f"chunk_counts[{chunk!r}] is {count!r}; counts must be positive ints")
+            raise ValueError(f"chunk_counts[{_shown(chunk)}] is {_shown(count)}; counts must be positive ints")
 
 
-def _training_options(byte_level, special_tokens, pattern):
-    """Check the options every training entry point shares; return (level, pattern, specials)."""
-    if not isinstance(byte_level, bool):
-        raise TypeError(f"byte_level must be True or False, not {byte_level!r}")
-    level = "bytes" if byte_level else "characters"
-    pattern = DEFAULT_PATTERN[level] if pattern is None else pattern
+def _training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge):
+    """Check the options every training entry point shares, before any work; return (pattern, specials)."""
+    _check_vocab_size(vocab_size)
+    _check_flag(byte_level, "byte_level")
+    pattern = DEFAULT_PATTERN[byte_level] if pattern is None else pattern
     _check_pattern(pattern)
-    _check_special_tokens(special_tokens, [])
-    return level, pattern, list(special_tokens)
-
-
-def _special_token_regex(texts):
-    """A regex matching any of ``texts``, the longest first where one starts another."""
-    return re.compile("|".join(re.escape(text) for text in sorted(texts, key=lambda text: (-len(text), text))))
-
-
-def _without_special_tokens(pieces, special_tokens):
-    """The pieces with every special token's text cut out, so training never counts it."""
-    if not special_tokens:
-        yield from pieces
-        return
-    finder = _special_token_regex(special_tokens)
-    for piece in pieces:
-        yield from finder.split(piece)
-
-
-def _tiktoken_split(data, ranks, limit):
-    """How tiktoken splits ``data`` with the tokens ranked below ``limit``.
-
-    tiktoken does not keep a merge list: it repeatedly joins the adjacent
-    pieces whose *joined bytes* have the lowest rank. Used only to check that
-    an export to tiktoken will give the same tokens as this module.
-    """
-    pieces = [data[start:start + 1] for start in range(len(data))]
-    while len(pieces) > 1:
-        joined = [ranks.get(pieces[i] + pieces[i + 1], limit) for i in range(len(pieces) - 1)]
-        lowest = min(joined)
-        if lowest >= limit:
-            break
-        where = joined.index(lowest)
-        pieces[where:where + 2] = [pieces[where] + pieces[where + 1]]
-    return pieces
+    _check_choice(ties, TIE_RULES, "ties")
+    _check_callback(progress, "progress")
+    _check_callback(on_merge, "on_merge")
+    specials = _special_token_ids(special_tokens, [], byte_level)
+    return pattern, list(specials)
 
 
 class SpecialTokenInText(ValueError):
@@ -754,137 +1109,200 @@ class SpecialTokenInText(ValueError):
         )
 
 
+# --------------------------------------------------------------------------
+# 6. The Tokenizer
+# --------------------------------------------------------------------------
+
+
 class Tokenizer:
-    """A trained (or loaded) BPE vocabulary that encodes text to IDs and back.
+    """A trained, built or loaded BPE vocabulary that encodes text to IDs and back.
 
-    IDs are fixed by the content. At the character level: ID 0 is
-    ``<unk>``, then the alphabet in sorted order. At the byte level: IDs 0-255
-    are the byte values. Then one token per merge in the order learned, then
-    the special tokens in the order given.
+    >>> tok = Tokenizer.train("the cat sat on the mat, the cat sat", 20)
+    >>> tok.tokens("the cat sat")
+    ['the', ' cat', ' sat']
+    >>> tok.decode(tok.encode("the mat"))
+    'the mat'
 
-    Byte-level tokens are shown (in ``vocab``, ``merges``, ``tokens()`` and
-    files) through GPT-2's table of printable characters, so ``"Ġthe"`` is
-    the bytes of " the".
+    IDs are fixed by the content. At the character level ID 0 is ``<unk>``,
+    then the alphabet in sorted order; at the byte level IDs 0-255 are the 256
+    single bytes (in byte order for our own training; an imported vocabulary
+    may order them otherwise). Then one ID per merge in the order learned,
+    then the special tokens.
+
+    Attributes:
+        byte_level: True when the base tokens are the 256 byte values of
+            UTF-8, False when they are the characters of the training text.
+        pattern: the name of the chunk pattern (one of ``PATTERNS``).
+        alphabet: the base tokens: the sorted characters, or at the byte
+            level the 256 bytes' display characters in ID order.
+        merges: (left, right) pairs in the order learned.
+        vocab: every token by ID. Byte-level tokens are shown through GPT-2's
+            table of printable characters (``"Ġthe"`` is the bytes of
+            ``" the"``); special tokens are their text; an ID no token has
+            (a gap before an imported special token) is None.
+        ids: each ordinary (not special) token -> its ID.
+        special_tokens: each special token's text -> its ID.
+        merge_rank: each merged pair -> its rank (0 for the first merge).
+        history: after training, each merge as ``{"pair": [left, right],
+            "token": left + right, "count": n}``; empty after loading.
+        ties: the tie rule training used (see ``best_pair``); None when the
+            tokenizer was built or loaded rather than trained.
+
+    ``len(tok)`` (also ``tok.n_vocab``) is the number of IDs.
     """
 
-    def __init__(self, alphabet, merges, *, level="characters", pattern=None, special_tokens=()):
-        """Build a tokenizer from an alphabet (None at the byte level) and a merge list, checking both."""
-        if level not in LEVELS:
-            raise ValueError(f"level must be 'characters' or 'bytes', not {level!r}")
-        pattern = DEFAULT_PATTERN[level] if pattern is None else pattern
+    def __init__(self, alphabet, merges, *, byte_level=False, pattern=None, special_tokens=()):
+        """Build a tokenizer from its base tokens and merge list, checking both.
+
+        ``alphabet``: the sorted characters, or at the byte level None (the
+        256 bytes in byte order) or their 256 display characters in ID order.
+        ``special_tokens``: a list (IDs follow the merges, in order) or a dict
+        of text -> ID (IDs at or above the first free one; gaps allowed).
+        """
+        _check_flag(byte_level, "byte_level")
+        pattern = DEFAULT_PATTERN[byte_level] if pattern is None else pattern
         _check_pattern(pattern)
-        if level == "characters":
-            _check_alphabet(alphabet)
-            base = [UNK] + list(alphabet)
-        elif alphabet is None or (isinstance(alphabet, (list, tuple)) and list(alphabet) == BYTE_TO_CHAR):
-            base = list(BYTE_TO_CHAR)
+        if byte_level:
+            base = _check_byte_alphabet(alphabet)
         else:
-            raise ValueError("a byte-level tokenizer has no alphabet of its own: pass None (its base is the 256 bytes)")
+            _check_alphabet(alphabet)
+            base = [UNK, *alphabet]
         _check_merges(merges, set(base))
-        self.level = level
+        ordinary = base + [left + right for left, right in merges]
+        self.special_tokens = _special_token_ids(special_tokens, ordinary, byte_level)
+        self.byte_level = byte_level
         self.pattern = pattern
-        self.alphabet = base[1:] if level == "characters" else base
+        self.alphabet = base if byte_level else base[1:]
         self.merges = [(left, right) for left, right in merges]
-        vocab = base + [left + right for left, right in self.merges]
-        _check_special_tokens(special_tokens, vocab)
-        self.special_tokens = {text: len(vocab) + offset for offset, text in enumerate(special_tokens)}
-        self.vocab = vocab + list(special_tokens)
-        self.ids = {token: token_id for token_id, token in enumerate(self.vocab)}
+        self.vocab = ordinary + [None] * (max(self.special_tokens.values(), default=-1) + 1 - len(ordinary))
+        for text, token_id in self.special_tokens.items():
+            self.vocab[token_id] = text
+        self.ids = {token: token_id for token_id, token in enumerate(ordinary)}
         self.merge_rank = {pair: rank for rank, pair in enumerate(self.merges)}
         self.history = []
-        self._first_merge_id = len(base)
-        self._character_id = {char: token_id for token_id, char in enumerate(base) if token_id}
-        self._merged_id = {(self.ids[left], self.ids[right]): self.ids[left + right] for left, right in self.merges}
-        self._cache = {}
+        self.ties = None
+        self._prepare()
+
+    def _prepare(self):
+        """Derive the tables that encoding and decoding use from the attributes above."""
+        ids = self.ids
+        first_merge = len(self.alphabet) + (0 if self.byte_level else 1)
+        self._merged_id = {(ids[left], ids[right]): first_merge + rank for rank, (left, right) in enumerate(self.merges)}
+        if self.byte_level:
+            self._byte_ids = bytes(ids[char] for char in BYTE_TO_CHAR)  # a bytes.translate table: byte -> ID
+            pieces = [SINGLE_BYTES[CHAR_TO_BYTE[char]] for char in self.alphabet]
+            special_piece = str.encode
+        else:
+            self._character_id = {char: token_id for token_id, char in enumerate(self.alphabet, 1)}
+            pieces = [REPLACEMENT_CHARACTER, *self.alphabet]
+            special_piece = str
+        for left, right in self.merges:  # a merged token's text is its parts' text
+            pieces.append(pieces[ids[left]] + pieces[ids[right]])
+        pieces += [None] * (len(self.vocab) - len(pieces))
+        for text, token_id in self.special_tokens.items():
+            pieces[token_id] = special_piece(text)
+        self._decoded = pieces
+        self._cut = chunker(self.pattern)
+        self._cache = _ChunkCache(self._encode_new_chunk)
+        self._special_finders = {}
+        self._all_special = frozenset(self.special_tokens)
 
     def __repr__(self):
         return (
-            f"Tokenizer(level={self.level!r}, pattern={self.pattern!r}, vocab_size={len(self.vocab)}, "
+            f"Tokenizer(byte_level={self.byte_level!r}, pattern={self.pattern!r}, n_vocab={len(self)}, "
             f"merges={len(self.merges)}, special_tokens={len(self.special_tokens)})"
         )
+
+    def __len__(self):
+        return len(self.vocab)
+
+    @property
+    def n_vocab(self):
+        """The number of IDs, special tokens and any gaps included (as tiktoken counts)."""
+        return len(self.vocab)
 
     # -- training ----------------------------------------------------------
 
     @classmethod
-    def train(
-        cls, text, vocab_size, progress=None, *, byte_level=False, special_tokens=(), pattern=None, on_merge=None,
-    ):
+    def train(cls, text, vocab_size, *, byte_level=False, pattern=None, special_tokens=(), ties="smallest",
+              progress=None, on_merge=None):
         """Learn merges from ``text`` until the vocabulary has ``vocab_size`` entries.
 
         Training stops earlier when no pair occurs at least twice; ``history``
-        then shows every merge learned with its count. ``progress``, if given,
-        is called as ``progress(merges_done, merge_target)`` about a hundred
-        times. ``byte_level=True`` starts from the 256 byte values instead of
-        the characters seen, so no text is ever unknown. ``special_tokens``
-        get IDs after the merges (and count towards ``vocab_size``); their
-        text in the training data is left out of the counts. ``on_merge``, if
-        given, is called as ``on_merge(rank, entry)`` with each ``history``
-        entry as soon as it is learned.
+        then shows every merge learned with its count.
+
+        - ``byte_level=True`` starts from the 256 byte values instead of the
+          characters seen, so no text is ever unknown.
+        - ``pattern`` names the chunk pattern (``"lab"`` for characters and
+          ``"gpt2"`` for bytes unless given; see ``PATTERNS``).
+        - ``special_tokens`` get IDs after the merges (and count towards
+          ``vocab_size``); their text in the training data is left out.
+        - ``ties`` chooses between equally frequent pairs: ``"smallest"``
+          or ``"first-seen"`` (see ``best_pair``).
+        - ``progress(merges_done, merge_target)`` is called about a hundred
+          times; ``on_merge(rank, entry)`` with each ``history`` entry as soon
+          as it is learned.
         """
         _check_text(text)
-        _check_vocab_size(vocab_size)
-        level, pattern, specials = _training_options(byte_level, special_tokens, pattern)
-        if level == "bytes":
+        pattern, specials = _training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress,
+                                              on_merge)
+        if byte_level:
             text = replace_lone_surrogates(text)
-        pieces = _without_special_tokens(safe_pieces(text_blocks(text)), specials)
-        counts = count_chunks(pieces, pattern)
-        return cls._train_on_counts(counts, vocab_size, progress, on_merge, level, pattern, specials)
+        else:
+            _check_no_surrogate(text, "text", "; remove it, or train with byte_level=True, which reads it as U+FFFD")
+        counts = count_chunks(text_blocks(text), pattern, special_tokens=specials)
+        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge)
 
     @classmethod
-    def train_from_files(
-        cls, paths, vocab_size, block_size=BLOCK_SIZE, progress=None, *, byte_level=False, special_tokens=(),
-        pattern=None, on_merge=None,
-    ):
+    def train_from_files(cls, paths, vocab_size, *, byte_level=False, pattern=None, special_tokens=(),
+                         ties="smallest", progress=None, on_merge=None, block_size=BLOCK_SIZE):
         """Train on UTF-8 files as if they were one concatenated text, without holding it.
 
-        The files are read ``block_size`` characters at a time and cut only
-        where a cut cannot change the chunks, so the result is exactly that of
-        ``train`` on the concatenated text; memory holds the chunk counts, not
-        the text. The other options are those of ``train``.
+        The files are read ``block_size`` bytes at a time and cut only where a
+        cut cannot change the chunks, so the result is exactly that of
+        ``train`` on the concatenated text ("first seen" included); memory
+        holds the chunk counts, not the text. The other options are those of
+        ``train``.
         """
-        if isinstance(paths, (str, bytes, os.PathLike)) or not isinstance(paths, (list, tuple)):
-            raise TypeError(f"paths must be a list of file paths, not {type(paths).__name__}")
-        paths = [_check_path(path, "each of paths") for path in paths]
-        _check_vocab_size(vocab_size)
-        if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
-            raise ValueError(f"block_size must be a positive int, not {block_size!r}")
-        level, pattern, specials = _training_options(byte_level, special_tokens, pattern)
-        pieces = _without_special_tokens(safe_pieces(read_blocks(paths, block_size)), specials)
-        counts = count_chunks(pieces, pattern)
-        return cls._train_on_counts(counts, vocab_size, progress, on_merge, level, pattern, specials)
+        paths = _check_paths(paths)
+        pattern, specials = _training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress,
+                                              on_merge)
+        _check_block_size(block_size)
+        counts = count_chunks(read_blocks(paths, block_size), pattern, special_tokens=specials)
+        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge)
 
     @classmethod
-    def train_from_counts(
-        cls, chunk_counts, vocab_size, progress=None, *, byte_level=False, special_tokens=(), pattern=None,
-        on_merge=None,
-    ):
-        """Train on chunk counts made elsewhere (a process pool, a cluster job).
+    def train_from_counts(cls, chunk_counts, vocab_size, *, byte_level=False, pattern=None, special_tokens=(),
+                          ties="smallest", progress=None, on_merge=None):
+        """Train on chunk counts made elsewhere (``count_chunks``, a process pool, a cluster job).
 
         ``chunk_counts`` maps each chunk string, exactly as ``chunks`` cuts it
-        with the same pattern, to a positive count. Counting chunks is the
-        only step whose cost grows with the corpus, so any engine can do it
-        and hand the result over.
+        with the same pattern, to a positive count; a special token's text
+        may be a key of its own (it is not trained on). "First seen" follows
+        the order of the keys. Counting chunks is the only step whose cost
+        grows with the corpus, so any engine can do it and hand the result
+        over.
         """
-        _check_vocab_size(vocab_size)
-        level, pattern, specials = _training_options(byte_level, special_tokens, pattern)
-        _check_chunk_counts(chunk_counts, pattern, level, specials)
-        return cls._train_on_counts(chunk_counts, vocab_size, progress, on_merge, level, pattern, specials)
+        pattern, specials = _training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress,
+                                              on_merge)
+        _check_chunk_counts(chunk_counts, pattern, specials)
+        return cls._train_on_counts(chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress,
+                                    on_merge)
 
     @classmethod
-    def _train_on_counts(cls, chunk_counts, vocab_size, progress, on_merge, level, pattern, specials):
+    def _train_on_counts(cls, chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge):
         """The step every training entry point shares: chunk counts in, tokenizer out."""
-        if not chunk_counts:
-            raise ValueError("cannot train on empty text: give at least one character")
-        if level == "characters":
-            alphabet = sorted(set("".join(chunk_counts)))
-            _check_alphabet(alphabet)
-            base_size, base_name = len(alphabet) + 1, f"{len(alphabet)} characters + {UNK}"
-            sequences = chunk_counts  # a str is already a sequence of one-character tokens
-        else:
-            alphabet = None
-            base_size, base_name = 256, "the 256 byte values"
+        ordinary = {chunk: count for chunk, count in chunk_counts.items() if chunk not in specials}
+        if not ordinary:
+            raise ValueError("cannot train on empty text: give at least one character that is not a special token")
+        if byte_level:
+            alphabet, base_size, base_name = None, 256, "the 256 byte values"
             sequences = {tuple(SINGLE_BYTES[byte] for byte in chunk.encode("utf-8")): count
-                         for chunk, count in chunk_counts.items()}
+                         for chunk, count in ordinary.items()}
+        else:
+            alphabet = sorted(set("".join(ordinary)))
+            base_size, base_name = len(alphabet) + 1, f"{len(alphabet)} characters + {UNK}"
+            sequences = ordinary  # a str is already a sequence of one-character tokens
         if specials:
             base_name += f" + {len(specials)} special tokens"
         needed = base_size + len(specials)
@@ -893,39 +1311,33 @@ class Tokenizer:
                 f"vocab_size {vocab_size} is smaller than the {needed} base tokens ({base_name}); "
                 f"ask for at least {needed}"
             )
-        shown = bytes_to_display if level == "bytes" else str
+        display = bytes_to_display if byte_level else str
 
         def history_entry(pair, count):
-            left, right = shown(pair[0]), shown(pair[1])
+            left, right = display(pair[0]), display(pair[1])
             return {"pair": [left, right], "token": left + right, "count": count}
 
         def report_merge(rank, pair, count):
             if on_merge is not None:
                 on_merge(rank, history_entry(pair, count))
 
-        learned = train_merges(sequences, vocab_size - needed, progress, report_merge)
+        learned = train_merges(sequences, vocab_size - needed, ties=ties, progress=progress, on_merge=report_merge)
         history = [history_entry(pair, count) for pair, count in learned]
         merges = [tuple(entry["pair"]) for entry in history]
-        tokenizer = cls(alphabet, merges, level=level, pattern=pattern, special_tokens=specials)
+        tokenizer = cls(alphabet, merges, byte_level=byte_level, pattern=pattern, special_tokens=specials)
         tokenizer.history = history
+        tokenizer.ties = ties
         return tokenizer
 
-    # -- encoding and decoding ----------------------------------------------
-
-    def chunks(self, text):
-        """Cut ``text`` as ``encode`` does, with this tokenizer's pattern (special tokens are not looked for)."""
-        if self.level == "bytes":
-            text = replace_lone_surrogates(text)
-        return chunks(text, self.pattern)
-
-    def start_tokens(self, chunk):
-        """A chunk's tokens before any merge: its characters (unknown ones as ``<unk>``) or its bytes."""
-        if self.level == "bytes":
-            chunk = replace_lone_surrogates(chunk)
-        return [self.vocab[token_id] for token_id in self._start_ids(chunk)]
+    # -- encoding ----------------------------------------------------------
 
     def encode(self, text, *, allowed_special=(), disallowed_special="all"):
         """Turn ``text`` into a list of token IDs.
+
+        >>> Tokenizer(["a", "b", "c"], [("a", "b")]).encode("abcabd")
+        [4, 3, 4, 0]
+
+        (``d`` is not in the alphabet: at the character level it is ID 0.)
 
         Special tokens follow tiktoken's rules: by default, a special token's
         text in the input is an error; ``allowed_special`` (a set of them, or
@@ -934,177 +1346,211 @@ class Tokenizer:
         (which have no UTF-8 form) are encoded as U+FFFD, as tiktoken does.
         """
         _check_text(text)
-        if self.level == "bytes":
+        if self.byte_level:
             text = replace_lone_surrogates(text)
         ids = []
         for segment, special_id in self._special_segments(text, allowed_special, disallowed_special):
             if special_id is None:
-                ids.extend(self._encode_ordinary(segment))
+                self._encode_ordinary(segment, ids)
             else:
                 ids.append(special_id)
         return ids
 
-    def _encode_ordinary(self, text):
-        """Encode text without special tokens.
+    def tokens(self, text, *, allowed_special=(), disallowed_special="all"):
+        """Split ``text`` into token strings (``<unk>`` for unknown characters, GPT-2 display form for bytes).
+
+        >>> Tokenizer(None, [("Ġ", "c")], byte_level=True).tokens(" café")
+        ['Ġc', 'a', 'f', 'Ã', '©']
+        """
+        ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        return [self.vocab[token_id] for token_id in ids]
+
+    def encode_with_offsets(self, text, *, allowed_special=(), disallowed_special="all"):
+        """Encode ``text`` as ``(id, start, end)`` triples: each token's span of characters in ``text``.
+
+        >>> Tokenizer(None, [], byte_level=True).encode_with_offsets("hé")
+        [(104, 0, 1), (195, 1, 2), (169, 1, 2)]
+
+        At the byte level a token that holds only part of a character (here
+        each byte of ``é``) gets the span of that whole character.
+        """
+        ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        if self.byte_level:
+            starts, ends = _character_spans_of_bytes(text)
+        else:  # each character is one unit, and an unknown one decodes to one U+FFFD
+            starts, ends = range(len(text)), range(1, len(text) + 1)
+        triples, offset = [], 0
+        for token_id in ids:
+            size = len(self._decoded[token_id])
+            triples.append((token_id, starts[offset], ends[offset + size - 1]))
+            offset += size
+        return triples
+
+    def chunks(self, text):
+        """Cut ``text`` as ``encode`` does, with this tokenizer's pattern (special tokens are not looked for)."""
+        _check_text(text)
+        if self.byte_level:
+            text = replace_lone_surrogates(text)
+        return self._cut(text)
+
+    def start_tokens(self, chunk):
+        """A chunk's tokens before any merge: its characters (unknown ones as ``<unk>``) or its bytes."""
+        if self.byte_level:
+            chunk = replace_lone_surrogates(chunk)
+        return [self.vocab[token_id] for token_id in self._start_ids(chunk)]
+
+    def _start_ids(self, chunk):
+        """The IDs of a chunk before any merge: its bytes, or its characters (unknown ones 0)."""
+        if self.byte_level:
+            return chunk.encode("utf-8").translate(self._byte_ids)
+        known = self._character_id
+        return [known.get(char, 0) for char in chunk]
+
+    def _encode_new_chunk(self, chunk):
+        """A chunk's IDs, as a tuple, through the fast encoder (the cache calls this for chunks it lacks)."""
+        return tuple(encode_chunk(self._start_ids(chunk), self._merged_id))
+
+    def _encode_ordinary(self, text, ids):
+        """Append the IDs of ``text``, which holds no special token, to ``ids``.
 
         Each distinct chunk is encoded once and remembered, so text that
         repeats its words (all text does) costs little more than chunking.
         """
-        cache = self._cache
-        ids = []
-        for piece in safe_pieces(text_blocks(text)):
-            found = chunks(piece, self.pattern)
-            for chunk in set(found).difference(cache):
-                cache[chunk] = encode_chunk(self._start_ids(chunk), self._merged_id)
-            ids.extend(chain.from_iterable(map(cache.__getitem__, found)))
-            if len(cache) > CACHE_LIMIT:
-                cache.clear()
-        return ids
-
-    def _start_ids(self, chunk):
-        """The IDs of a chunk before any merge: its bytes, or its characters (unknown ones 0)."""
-        if self.level == "bytes":
-            return list(chunk.encode("utf-8"))
-        known = self._character_id
-        return [known.get(char, 0) for char in chunk]
+        for block in safe_blocks(text_blocks(text), self.pattern):
+            cache = self._cache
+            ids.extend(chain.from_iterable(map(cache.__getitem__, self._cut(block))))
+            self._cache = cache.renewed()
 
     def _special_segments(self, text, allowed_special, disallowed_special):
         """Cut ``text`` around the allowed special tokens: ``(text, None)`` and ``(None, ID)`` items."""
         allowed = self._special_set(allowed_special, "allowed_special")
         if disallowed_special == "all":
-            disallowed = set(self.special_tokens) - allowed
+            disallowed = self._all_special - allowed if allowed else self._all_special
         else:
             disallowed = self._special_set(disallowed_special, "disallowed_special")
         if disallowed:
-            found = _special_token_regex(disallowed).search(text)
+            found = self._special_finder(disallowed).search(text)
             if found:
                 raise SpecialTokenInText(found.group())
         if not allowed:
             return [(text, None)]
         segments = []
         start = 0
-        for found in _special_token_regex(allowed).finditer(text):
+        for found in self._special_finder(allowed).finditer(text):
             segments += [(text[start:found.start()], None), (None, self.special_tokens[found.group()])]
             start = found.end()
         segments.append((text[start:], None))
         return segments
 
-    def _special_set(self, names, argument):
-        """``"all"`` or a collection of this tokenizer's special tokens, as a set."""
-        if names == "all":
-            return set(self.special_tokens)
-        if isinstance(names, (str, bytes)) or not isinstance(names, (set, frozenset, list, tuple)):
-            raise TypeError(f"{argument} must be 'all' or a set of special tokens, not {names!r}")
-        if not all(isinstance(name, str) for name in names):
-            raise TypeError(f"{argument} must hold special tokens as strings, not {names!r}")
-        unknown = sorted(set(names) - set(self.special_tokens))
-        if unknown:
-            raise ValueError(f"{argument} names {unknown[0]!r}, which is not a special token of this tokenizer")
-        return set(names)
+    def _special_finder(self, texts):
+        """The compiled finder for a set of special tokens, built once per set and tokenizer."""
+        finder = self._special_finders.get(texts)
+        if finder is None:
+            if len(self._special_finders) >= 8:
+                self._special_finders.clear()
+            finder = self._special_finders[texts] = _special_finder(texts)
+        return finder
 
-    def tokens(self, text, **special):
-        """Split ``text`` into token strings (``<unk>`` for unknown characters, GPT-2 display form for bytes)."""
-        return [self.vocab[token_id] for token_id in self.encode(text, **special)]
+    def _special_set(self, names, argument):
+        """``"all"`` or a collection of this tokenizer's special tokens, as a frozenset."""
+        if names == "all":
+            return self._all_special
+        if isinstance(names, (str, bytes)) or not isinstance(names, (set, frozenset, list, tuple)):
+            raise TypeError(f"{argument} must be 'all' or a set of special tokens, not {_shown(names)}")
+        if not names:
+            return frozenset()
+        if not all(isinstance(name, str) for name in names):
+            raise TypeError(f"{argument} must hold special tokens as strings, not {_shown(names)}")
+        names = frozenset(names)
+        unknown = sorted(names - self._all_special)
+        if unknown:
+            raise ValueError(f"{argument} names {_shown(unknown[0])}, which is not a special token of this tokenizer")
+        return names
+
+    # -- decoding and looking up -------------------------------------------
 
     def decode(self, ids):
         """Turn token IDs back into text.
 
+        >>> Tokenizer(["a", "c"], []).decode([2, 1, 0])
+        'ca\\ufffd'
+
         ID 0 of a character-level tokenizer becomes U+FFFD; at the byte level,
         bytes that are not valid UTF-8 (a character cut in two) become U+FFFD.
         """
-        if self.level == "bytes":
-            return self.decode_bytes(ids).decode("utf-8", errors="replace")
-        self._check_ids(ids)
-        return "".join(REPLACEMENT_CHARACTER if i == 0 else self.vocab[i] for i in ids)
+        if self.byte_level:
+            return b"".join(self._pieces(ids)).decode("utf-8", errors="replace")
+        return "".join(self._pieces(ids))
 
     def decode_bytes(self, ids):
         """The exact bytes that token IDs stand for (special tokens as their UTF-8 text)."""
-        if self.level == "characters":
-            return self.decode(ids).encode("utf-8", errors="surrogatepass")
-        self._check_ids(ids)
-        first_special = len(self.vocab) - len(self.special_tokens)
-        return b"".join(
-            display_to_bytes(self.vocab[i]) if i < first_special else self.vocab[i].encode("utf-8") for i in ids
-        )
+        if self.byte_level:
+            return b"".join(self._pieces(ids))
+        return "".join(self._pieces(ids)).encode("utf-8")
 
-    def _check_ids(self, ids):
-        """Refuse anything but a list of int IDs inside the vocabulary, naming the bad ones."""
-        if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)):
-            raise TypeError(f"ids must be a list of int token IDs, not {type(ids).__name__}")
-        size = len(self.vocab)
-        bad = [i for i in ids if type(i) is not int or not 0 <= i < size]
+    def _pieces(self, ids):
+        """What each ID decodes to (bytes at the byte level, text otherwise), refusing IDs outside the vocabulary.
+
+        Any integer that ``operator.index`` accepts is an ID (numpy's
+        integers, IntEnum members); ``True`` and ``False`` are not.
+        """
+        if isinstance(ids, (str, bytes, bytearray, dict, set, frozenset)) or not hasattr(ids, "__iter__"):
+            raise TypeError(f"ids must be a list of token IDs (ints), not {type(ids).__name__}")
+        decoded = self._decoded
+        size = len(decoded)
+        pieces, bad = [], []
+        for item in ids:
+            if type(item) is int:
+                token_id = item
+            elif isinstance(item, bool):
+                token_id = -1
+            else:
+                try:
+                    token_id = operator.index(item)
+                except TypeError:
+                    raise TypeError(f"ids must hold ints (token IDs), not {_shown(item)}") from None
+            if 0 <= token_id < size and decoded[token_id] is not None:
+                pieces.append(decoded[token_id])
+            else:
+                bad.append(item)
         if bad:
-            raise ValueError(f"IDs {bad!r} are outside the vocabulary: IDs are ints from 0 to {size - 1}")
+            gaps = " that a token has" if None in decoded else ""
+            raise ValueError(f"IDs {_shown(bad)} are outside the vocabulary: IDs are ints from 0 to {size - 1}{gaps}")
+        return pieces
 
-    # -- the file format -----------------------------------------------------
+    def token_to_id(self, token):
+        """The ID of an ordinary token (``tok.special_tokens`` holds the special ones' IDs)."""
+        try:
+            return self.ids[token]
+        except (KeyError, TypeError):
+            raise KeyError(f"{_shown(token)} is not an ordinary token of this tokenizer") from None
+
+    def id_to_token(self, token_id):
+        """The token with this ID (a display string at the byte level, or a special token's text)."""
+        return self.vocab[self._one_id(token_id)]
+
+    def token_bytes(self, token_id):
+        """The bytes of the token with this ID (a special token's as its UTF-8 text)."""
+        return self.decode_bytes([self._one_id(token_id)])
+
+    def _one_id(self, token_id):
+        """Check a single ID as ``decode`` checks each of a list."""
+        self._pieces([token_id])
+        return operator.index(token_id)
+
+    # -- files, imports and exports (sections 7 and 8) ------------------------
 
     def to_json(self):
-        """The tokenizer as a JSON-ready dict.
-
-        The lab's kind of tokenizer (characters, the lab pattern, no special
-        tokens) is format 1, byte for byte as ever; anything else is format 2.
-        """
-        if self.level == "characters" and self.pattern == "lab" and not self.special_tokens:
-            return {
-                "format_version": FORMAT_VERSION,
-                "alphabet": list(self.alphabet),
-                "merges": [[left, right] for left, right in self.merges],
-            }
-        data = {"format_version": 2, "level": self.level, "pattern": self.pattern}
-        if self.level == "characters":
-            data["alphabet"] = list(self.alphabet)
-        data["merges"] = [[left, right] for left, right in self.merges]
-        data["special_tokens"] = dict(self.special_tokens)
-        return data
+        """The tokenizer as a JSON-ready dict: format 1 for the lab's kind of tokenizer, else format 2."""
+        return _file_body(self)
 
     @classmethod
     def from_json(cls, data):
         """Build a tokenizer from a dict made by ``to_json``, refusing anything malformed."""
-        if not isinstance(data, dict):
-            raise ValueError(f"a tokenizer must be a JSON object, not {type(data).__name__}")
-        version = data.get("format_version")
-        if type(version) is not int or version not in READABLE_FORMATS:
-            readable = " and ".join(str(number) for number in READABLE_FORMATS)
-            raise ValueError(f"unsupported tokenizer format {version!r}: this reader understands formats {readable}")
-        if version == 1:
-            try:
-                _check_keys(data, ["format_version", "alphabet", "merges"], "format 1")
-            except ValueError as error:
-                raise ValueError(f"unsupported tokenizer format 1: {error}") from None
-            return cls(data["alphabet"], data["merges"])
-        return cls._from_format_2(data)
-
-    @classmethod
-    def _from_format_2(cls, data):
-        """Read a format-2 body; a body that does not match format 2 is an unsupported format."""
-        level = data.get("level")
-        if level not in LEVELS:
-            raise ValueError(
-                f"unsupported tokenizer format 2: 'level' is {level!r}, but format 2 says "
-                "whether its tokens are 'bytes' or 'characters'"
-            )
-        keys = ["format_version", "level", "pattern"] + (["alphabet"] if level == "characters" else [])
-        try:
-            _check_keys(data, keys + ["merges", "special_tokens"], f"format 2 at the {level} level")
-        except ValueError as error:
-            raise ValueError(f"unsupported tokenizer format 2: {error}") from None
-        if not isinstance(data["pattern"], str):
-            raise ValueError(f"'pattern' must be the name of a built-in pattern, not {data['pattern']!r}")
-        specials = data["special_tokens"]
-        if not isinstance(specials, dict) or not all(type(token_id) is int for token_id in specials.values()):
-            raise ValueError("special_tokens must be an object mapping each special token to its int ID")
-        tokenizer = cls(
-            data.get("alphabet"), data["merges"], level=level, pattern=data["pattern"], special_tokens=list(specials)
-        )
-        if tokenizer.special_tokens != specials:
-            raise ValueError(
-                f"special token IDs must follow the merges in order: expected {tokenizer.special_tokens}, "
-                f"found {specials}"
-            )
-        return tokenizer
+        return _from_file_body(cls, data)
 
     def save(self, path):
-        """Write the tokenizer to ``path`` as JSON, atomically."""
+        """Write the tokenizer to ``path`` as JSON, atomically (see ``atomic_writer``)."""
         write_text_atomic(path, json.dumps(self.to_json(), indent=1) + "\n")
 
     @classmethod
@@ -1113,96 +1559,303 @@ class Tokenizer:
 
         (A file that cannot be opened at all is the usual ``OSError``.)
         """
-        data = read_json(_check_path(path, "path"))
+        data = read_json(path)
         try:
             return cls.from_json(data)
         except ValueError as error:
             raise ValueError(f"{path}: {error}") from None
 
-    # -- exports to production libraries ---------------------------------------
+    @classmethod
+    def load_tiktoken(cls, path, pattern, special_tokens=None):
+        """Import a tiktoken ranks file (``.tiktoken``, or gzip-compressed ``.gz``) as a byte-level tokenizer.
+
+        ``pattern`` names the chunk pattern the vocabulary was made for
+        (``"cl100k"`` for GPT-4's ``cl100k_base``, ``"o200k"`` for GPT-4o's);
+        ``special_tokens`` is a dict of text -> ID, or None for none. Each
+        token's merge pair is recovered as tiktoken itself would build it.
+        """
+        return _load_tiktoken(cls, path, pattern, special_tokens)
+
+    @classmethod
+    def load_huggingface(cls, path):
+        """Import a Hugging Face ``tokenizer.json`` of the byte-level BPE kind (GPT-2's), or one we saved."""
+        return _load_huggingface(cls, path)
 
     def to_tiktoken(self):
-        """Keyword arguments for ``tiktoken.Encoding(**kwargs)`` that give the same IDs.
-
-        tiktoken is byte-level only, and it ranks the *joined bytes* of two
-        pieces rather than the pair itself; on trained merge lists the two
-        agree, but a hand-made list can build a token from two different
-        splits, and such a list is refused.
-        """
-        if self.level != "bytes":
-            raise ValueError("tiktoken works on bytes: only a byte-level tokenizer (byte_level=True) can be exported")
-        ranks = {display_to_bytes(token): token_id for token_id, token in enumerate(self.vocab)
-                 if token not in self.special_tokens}
-        for rank, (left, right) in enumerate(self.merges):
-            token_id = self._first_merge_id + rank
-            split = _tiktoken_split(display_to_bytes(left + right), ranks, token_id)
-            if split != [display_to_bytes(left), display_to_bytes(right)]:
-                shown = " + ".join(repr(bytes_to_display(piece)) for piece in split)
-                raise ValueError(
-                    f"tiktoken would build {left + right!r} as {shown}, not {left!r} + {right!r}: "
-                    "it ranks joined bytes, not pairs, so this merge list cannot be exported"
-                )
-        return {
-            "name": "bpe-lab",
-            "pat_str": pattern_source(self.pattern, "rust"),
-            "mergeable_ranks": ranks,
-            "special_tokens": dict(self.special_tokens),
-        }
+        """Keyword arguments for ``tiktoken.Encoding(**kwargs)`` that give the same IDs."""
+        return _tiktoken_arguments(self)
 
     def to_huggingface(self):
         """The tokenizer as a Hugging Face ``tokenizer.json`` dict (a BPE model)."""
-        split = {
-            "type": "Split",
-            "pattern": {"Regex": pattern_source(self.pattern, "oniguruma")},
-            "behavior": "Isolated",
-            "invert": False,
-        }
-        if self.level == "bytes":
-            byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
-            pre_tokenizer = {"type": "Sequence", "pretokenizers": [split, byte_level]}
-            decoder = byte_level
-        else:
-            pre_tokenizer = split
-            decoder = {"type": "Sequence", "decoders": [
-                {"type": "Replace", "pattern": {"String": UNK}, "content": REPLACEMENT_CHARACTER},
-                {"type": "Fuse"},
-            ]}
-        first_special = len(self.vocab) - len(self.special_tokens)
-        return {
-            "version": "1.0",
-            "truncation": None,
-            "padding": None,
-            "added_tokens": [
-                {"id": token_id, "content": text, "single_word": False, "lstrip": False, "rstrip": False,
-                 "normalized": False, "special": True}
-                for text, token_id in self.special_tokens.items()
-            ],
-            "normalizer": None,
-            "pre_tokenizer": pre_tokenizer,
-            "post_processor": None,
-            "decoder": decoder,
-            "model": {
-                "type": "BPE",
-                "dropout": None,
-                "unk_token": UNK if self.level == "characters" else None,
-                "continuing_subword_prefix": None,
-                "end_of_word_suffix": None,
-                "fuse_unk": False,
-                "byte_fallback": False,
-                "ignore_merges": False,
-                "vocab": {token: token_id for token_id, token in enumerate(self.vocab[:first_special])},
-                "merges": [[left, right] for left, right in self.merges],
-            },
-        }
+        return _huggingface_body(self)
 
     def save_huggingface(self, path):
         """Write a ``tokenizer.json`` that ``tokenizers.Tokenizer.from_file`` loads, atomically."""
         write_text_atomic(path, json.dumps(self.to_huggingface(), indent=1, ensure_ascii=False) + "\n")
 
 
+def _character_spans_of_bytes(text):
+    """For each UTF-8 byte of ``text`` (as the byte level encodes it): the span of characters it belongs to.
+
+    A surrogate pair is one character of two positions; a lone surrogate
+    stands for the three bytes of U+FFFD, as the byte level encodes it.
+    """
+    starts, ends = [], []
+    position = 0
+    while position < len(text):
+        char = text[position]
+        width = 1
+        if "\ud800" <= char <= "\udbff" and text[position + 1:position + 2] and "\udc00" <= text[position + 1] <= "\udfff":
+            size, width = 4, 2
+        elif "\ud800" <= char <= "\udfff":
+            size = 3
+        else:
+            size = len(char.encode("utf-8"))
+        starts += [position] * size
+        ends += [position + width] * size
+        position += width
+    return starts, ends
+
+
 # --------------------------------------------------------------------------
-# 5. File I/O
+# 7. Files
 # --------------------------------------------------------------------------
+#
+# Format 1 is the lab's: ``{"format_version": 1, "alphabet": [...],
+# "merges": [[left, right], ...]}``. Format 2 says what format 1 cannot:
+# ``level`` ("bytes" or "characters"), ``pattern`` (a built-in pattern's
+# *name*, never a regular expression), at the byte level ``bytes`` when the
+# 256 byte tokens are not in byte order (their display characters in ID
+# order), ``alphabet`` at the character level, ``merges`` (byte tokens in
+# display form) and ``special_tokens`` (text -> ID). Both are written with
+# ``json.dumps(body, indent=1)`` plus a newline, so the bytes are fixed by the
+# content.
+
+FORMAT_VERSION = 1
+"""The version of the file the lab's kind of tokenizer is saved in (see ``Tokenizer.to_json``)."""
+
+READABLE_FORMATS = (1, 2)
+"""The file versions ``Tokenizer.load`` reads."""
+
+LEVELS = {"characters": False, "bytes": True}
+"""A format-2 file's ``level`` -> the tokenizer's ``byte_level``."""
+
+MAX_FILE_BYTES = 256 << 20
+"""The largest file a loader reads (256 MiB; GPT-4o's vocabulary in format 2 is about 9 MB)."""
+
+
+def _file_body(tokenizer):
+    """The JSON body of a tokenizer file: format 1 for the lab's kind (characters, lab pattern, no specials)."""
+    merges = [[left, right] for left, right in tokenizer.merges]
+    if not tokenizer.byte_level and tokenizer.pattern == "lab" and not tokenizer.special_tokens:
+        return {"format_version": FORMAT_VERSION, "alphabet": list(tokenizer.alphabet), "merges": merges}
+    level = "bytes" if tokenizer.byte_level else "characters"
+    body = {"format_version": 2, "level": level, "pattern": tokenizer.pattern}
+    if tokenizer.byte_level and tokenizer.alphabet != BYTE_TO_CHAR:
+        body["bytes"] = list(tokenizer.alphabet)
+    if not tokenizer.byte_level:
+        body["alphabet"] = list(tokenizer.alphabet)
+    body["merges"] = merges
+    body["special_tokens"] = dict(tokenizer.special_tokens)
+    return body
+
+
+def _from_file_body(cls, data):
+    """Build a tokenizer from a file body; one that does not match its version is an unsupported format."""
+    if not isinstance(data, dict):
+        raise ValueError(f"a tokenizer must be a JSON object, not {type(data).__name__}")
+    version = data.get("format_version")
+    if type(version) is not int or version not in READABLE_FORMATS:
+        readable = " and ".join(str(number) for number in READABLE_FORMATS)
+        raise ValueError(f"unsupported tokenizer format {_shown(version)}: this reader understands formats {readable}")
+    if version == 1:
+        _check_keys(data, ["format_version", "alphabet", "merges"], "unsupported tokenizer format 1")
+        return cls(data["alphabet"], data["merges"])
+    level = data.get("level")
+    if not isinstance(level, str) or level not in LEVELS:
+        raise ValueError(
+            f"unsupported tokenizer format 2: 'level' is {_shown(level)}, but format 2 says "
+            "whether its tokens are 'bytes' or 'characters'"
+        )
+    keys = ["format_version", "level", "pattern"]
+    keys += (["bytes"] if "bytes" in data else []) if LEVELS[level] else ["alphabet"]
+    _check_keys(data, keys + ["merges", "special_tokens"], "unsupported tokenizer format 2")
+    if not isinstance(data["pattern"], str):
+        raise ValueError(f"'pattern' must be the name of a built-in pattern, not {_shown(data['pattern'])}")
+    if not isinstance(data["special_tokens"], dict):
+        raise ValueError("special_tokens must be an object mapping each special token to its int ID")
+    alphabet = data.get("bytes") if LEVELS[level] else data["alphabet"]
+    return cls(alphabet, data["merges"], byte_level=LEVELS[level], pattern=data["pattern"],
+               special_tokens=data["special_tokens"])
+
+
+def _check_keys(data, expected, problem):
+    """Refuse a JSON object whose keys are not exactly ``expected``, saying which key is wrong."""
+    if not all(isinstance(key, str) for key in data):
+        raise ValueError(f"{problem}: every key must be a string")
+    missing = [key for key in expected if key not in data]
+    if missing:
+        raise ValueError(f"{problem}: missing key {missing[0]!r} (it needs {', '.join(expected)})")
+    unexpected = sorted(set(data) - set(expected))
+    if unexpected:
+        raise ValueError(f"{problem}: unexpected key {_shown(unexpected[0])} (it has only {', '.join(expected)})")
+
+
+# -- reading ---------------------------------------------------------------
+
+
+def _check_path(path, argument):
+    """A file path as a str; refuse anything else (``open`` would also take a number, meaning a file descriptor)."""
+    if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
+        raise TypeError(f"{argument} must be a file path (str or os.PathLike), not {type(path).__name__}")
+    path = os.fspath(path)
+    if "\0" in path:
+        raise ValueError(f"{argument} {_shown(path)} holds a NUL character, which no file name can hold")
+    return path
+
+
+def _check_paths(paths, argument="paths"):
+    """A list of file paths, each checked."""
+    if isinstance(paths, (str, bytes, os.PathLike)) or not isinstance(paths, (list, tuple)):
+        raise TypeError(f"{argument} must be a list of file paths, not {type(paths).__name__}")
+    return [_check_path(path, f"each of {argument}") for path in paths]
+
+
+def _check_block_size(block_size):
+    """Refuse a block size that is not a positive int."""
+    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
+        raise ValueError(f"block_size must be a positive int, not {_shown(block_size)}")
+
+
+def _file_kind(mode):
+    """What kind of file a mode describes, in words."""
+    kinds = [(stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+             (stat.S_ISFIFO, "a pipe"), (stat.S_ISSOCK, "a socket")]
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def read_file_bytes(path, argument="path"):
+    """The bytes of a regular file of at most ``MAX_FILE_BYTES``; anything else is a one-line ``ValueError``.
+
+    A device, a pipe or ``/dev/zero`` could be read without end, so only
+    regular files are read, and only up to the limit.
+    """
+    path = _check_path(path, argument)
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise ValueError(f"{path}: {_file_kind(mode)}, not a regular file; a tokenizer is read from a regular file")
+    with open(path, "rb") as stream:
+        data = stream.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"{path}: larger than the {MAX_FILE_BYTES >> 20} MiB a tokenizer file may have")
+    return data
+
+
+def _gunzip(data, path):
+    """Decompress gzip data, refusing it past ``MAX_FILE_BYTES`` or when it is not valid gzip."""
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+            data = stream.read(MAX_FILE_BYTES + 1)
+    except (OSError, EOFError, ValueError) as error:
+        raise ValueError(f"{path}: not a valid gzip file ({error})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"{path}: decompresses to more than the {MAX_FILE_BYTES >> 20} MiB a tokenizer file may have")
+    return data
+
+
+def _refuse_duplicate_keys(pairs):
+    """A JSON object hook: a key given twice is a malformed file, not a silent overwrite."""
+    data = {}
+    for key, value in pairs:
+        if key in data:
+            raise ValueError(f"key {_shown(key)} appears twice")
+        data[key] = value
+    return data
+
+
+def read_json(path, argument="path"):
+    """Read a UTF-8 JSON file (see ``read_file_bytes``), turning every way it can be malformed into a ``ValueError``."""
+    raw = read_file_bytes(path, argument)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not valid UTF-8 (byte {error.start:,})") from None
+    try:
+        return json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not valid JSON ({error.msg} at line {error.lineno})") from None
+    except ValueError as error:
+        raise ValueError(f"{path}: not a valid tokenizer file ({error})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not a valid tokenizer file (JSON nested too deeply)") from None
+
+
+def stream_blocks(stream, name, block_size=BLOCK_SIZE):
+    """Yield the text of a binary stream of UTF-8, ``block_size`` bytes at a time.
+
+    Newlines are kept exactly as stored, and bytes that are not valid UTF-8
+    are a ``ValueError`` naming ``name`` and the offset of the first bad byte.
+    Any stream works (a pipe too), read once.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    done = 0  # bytes handed to the decoder so far
+    while True:
+        data = stream.read(block_size)
+        held = len(decoder.getstate()[0])  # the start of a character cut at the end of the last read
+        try:
+            text = decoder.decode(data, final=not data)
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{name}: not valid UTF-8 (byte {done - held + error.start:,}: {error.reason})") from None
+        done += len(data)
+        if text:
+            yield text
+        if not data:
+            return
+
+
+def read_blocks(paths, block_size=BLOCK_SIZE):
+    """Yield the text of UTF-8 files, in order, ``block_size`` bytes at a time (see ``stream_blocks``)."""
+    for path in paths:
+        with open(path, "rb") as stream:
+            yield from stream_blocks(stream, path, block_size)
+
+
+# -- writing ---------------------------------------------------------------
+#
+# Every file this project writes (tokenizers, exports, trace artifacts, token
+# files) goes through ``atomic_writer``: the data goes to a temporary file in
+# the same folder, which is renamed over the target only once it is complete
+# and on disk, so a reader sees the old file or the new, never half of one.
+# A symbolic link is kept and its target is written; anything that exists
+# and is not a regular file (a device such as /dev/null, a pipe, a folder) is
+# refused, because renaming over it would replace it.
+
+
+def check_output_path(path, argument="path"):
+    """Refuse, before any work, a path that cannot be written; return the file a write there replaces.
+
+    That file is ``path`` itself, or the file a symbolic link leads to. A
+    path that exists and is not a regular file (a device such as /dev/null,
+    a pipe, a folder) is refused, and so is one in a folder that is missing.
+    """
+    path = _check_path(path, argument)
+    if not path or path.endswith(os.sep):
+        raise IsADirectoryError(errno.EISDIR, "not a file name (a file is needed here)", path)
+    try:
+        mode = os.stat(path).st_mode  # follows links, to see what would really be replaced
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "a folder (a file is needed here)", path)
+    if mode is not None and not stat.S_ISREG(mode):
+        raise ValueError(f"{path}: {_file_kind(mode)}; only a regular file is written, so it was left as it was")
+    target = os.path.realpath(path)
+    folder = os.path.dirname(target)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(errno.ENOENT, f"cannot write here: no folder {folder}", path)
+    if not os.access(folder, os.W_OK):
+        raise PermissionError(errno.EACCES, "cannot write here: the folder is not writable", path)
+    return target
 
 
 def _mode_for(path):
@@ -1219,668 +1872,355 @@ def _mode_for(path):
         return 0o666 & ~umask
 
 
-def _check_path(path, argument):
-    """Refuse anything but a file path (``open`` would also take a number, meaning a file descriptor)."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{argument} must be a file path (str or os.PathLike), not {type(path).__name__}")
-    return os.fspath(path)
+@contextlib.contextmanager
+def atomic_writer(path, argument="path"):
+    """Open ``path`` for writing bytes so that it is replaced whole or not at all.
+
+    If anything fails (or the process is told to stop with SIGTERM or
+    Ctrl-C), the temporary file is removed and the old file is untouched.
+    Errors name ``path``, not the temporary file.
+    """
+    target = check_output_path(path, argument)
+    with _stopping_cleanly():
+        try:
+            handle, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".tmp-", suffix=".part")
+        except OSError as error:
+            raise OSError(error.errno, error.strerror, path) from None
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                os.chmod(temporary, _mode_for(target))
+                yield stream
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(temporary, target)
+        except BaseException as error:
+            os.unlink(temporary)
+            if isinstance(error, OSError) and temporary in (error.filename, error.filename2):
+                raise OSError(error.errno, error.strerror, path) from None
+            raise
 
 
 def write_text_atomic(path, text):
-    """Write ``text`` as UTF-8 to ``path`` so that readers see the old file or the new, never half.
-
-    The text goes to a temporary file in the same folder, which is then
-    renamed over ``path``; a rename within one folder is atomic. If anything
-    fails, the temporary file is removed and the old file is untouched.
-    """
-    path = _check_path(path, "path")
-    if not path or path.endswith(os.sep) or os.path.isdir(path):
-        raise IsADirectoryError(errno.EISDIR, "not a file name (a file is needed here)", path)
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".part")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            os.chmod(temporary, _mode_for(path))
-            stream.write(text.encode("utf-8"))
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    """Write ``text`` as UTF-8 to ``path`` through ``atomic_writer``."""
+    with atomic_writer(path) as stream:
+        stream.write(text.encode("utf-8"))
 
 
-def read_blocks(paths, block_size):
-    """Yield the text of UTF-8 files, in order, ``block_size`` characters at a time.
-
-    Newlines are kept exactly as stored (no ``\r\n`` translation), and a
-    file that is not valid UTF-8 is a ``ValueError`` naming it.
-    """
-    for path in paths:
-        try:
-            with open(path, encoding="utf-8", newline="") as stream:
-                while block := stream.read(block_size):
-                    yield block
-        except UnicodeDecodeError as error:
-            raise ValueError(f"{path}: not valid UTF-8 ({error.reason})") from None
-
-
-def _check_keys(data, expected, format_name):
-    """Refuse a JSON object that lacks one of the ``expected`` keys or has others."""
-    missing = [key for key in expected if key not in data]
-    if missing:
-        raise ValueError(f"missing key {missing[0]!r} ({format_name} needs {', '.join(expected)})")
-    unexpected = sorted(set(data) - set(expected))
-    if unexpected:
-        raise ValueError(f"unexpected key {unexpected[0]!r} ({format_name} has only {', '.join(expected)})")
-
-
-def _refuse_duplicate_keys(pairs):
-    """A JSON object hook: a key given twice is a malformed file, not a silent overwrite."""
-    data = {}
-    for key, value in pairs:
-        if key in data:
-            raise ValueError(f"key {key!r} appears twice")
-        data[key] = value
-    return data
-
-
-def read_json(path):
-    """Read a UTF-8 JSON file, turning every way it can be malformed into a ``ValueError``."""
-    with open(path, "rb") as stream:
-        raw = stream.read()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{path}: not valid UTF-8 (byte {error.start})") from None
-    try:
-        return json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: not valid JSON ({error.msg} at line {error.lineno})") from None
-    except ValueError as error:
-        raise ValueError(f"{path}: not a valid tokenizer file ({error})") from None
-    except RecursionError:
-        raise ValueError(f"{path}: not a valid tokenizer file (JSON nested too deeply)") from None
-
-
-# --------------------------------------------------------------------------
-# 6. The command line
-# --------------------------------------------------------------------------
-#
-# ``python3 bpe.py COMMAND ...`` (or ``python3 -m bpe COMMAND ...``) puts the
-# API above in a shell: train, encode, decode, show, explain and inspect.
-# Text goes in and out as UTF-8 whatever the locale: standard input is read
-# from ``sys.stdin.buffer`` and output written to ``sys.stdout.buffer``.
-# Bad input is one line on stderr and exit status 1; usage errors are
-# argparse's, with status 2. Every command only calls the API.
-
-PROGRAM = "bpe"
-"""The name error messages start with."""
-
-MARKS = {" ": "\N{OPEN BOX}", "\n": "\N{DOWNWARDS ARROW WITH CORNER LEFTWARDS}", "\t": "\N{RIGHTWARDS ARROW TO BAR}"}
-"""How whitespace inside a token is drawn: ␣ for a space, ↵ for a newline, ⇥ for a tab."""
-
-BOUNDARY = "\N{BOX DRAWINGS LIGHT VERTICAL}"
-"""What ``show`` puts between tokens in plain output: │ reads as a wall, not as
-text, and is almost never in prose (unlike | or ·); a real one in the text is
-escaped, like the marks, so the two can never be mistaken for each other."""
-
-ESCAPED = set(MARKS.values()) | {BOUNDARY, "\\"}
-"""Characters that ``visible`` writes as escapes because they would be mistaken
-for a mark, a boundary or an escape."""
-
-PALETTE = ("\x1b[30;43m", "\x1b[30;46m", "\x1b[30;42m", "\x1b[30;45m", "\x1b[30;47m")
-"""Background colours (black text) that ``show`` cycles through, so neighbours always differ."""
-
-UNKNOWN_STYLES = ("\x1b[1;97;41m", "\x1b[1;97;101m")
-"""Bold white on red and on bright red, alternating, for ``<unk>`` tokens; no palette colour is red."""
-
-RESET = "\x1b[0m"
-
-
-class CommandError(Exception):
-    """Bad input that the command line finds itself; reported like the API's ``ValueError``."""
-
-
-# -- input and output ------------------------------------------------------
-
-
-def write_out(text):
-    """Write ``text`` to standard output as UTF-8, whatever the locale."""
-    sys.stdout.buffer.write(text.encode("utf-8"))
-
-
-def read_stdin():
-    """All of standard input as text, decoded as UTF-8 exactly (line endings untouched)."""
-    try:
-        return sys.stdin.buffer.read().decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise CommandError(f"standard input: not valid UTF-8 (byte {error.start})") from None
-
-
-def read_text(argument):
-    """The text a command works on: the TEXT argument itself, or standard input for ``-``.
-
-    The argument's original bytes are decoded as UTF-8, so it means the same
-    under any locale.
-    """
-    if argument == "-":
-        return read_stdin()
-    try:
-        return os.fsencode(argument).decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise CommandError(f"TEXT: not valid UTF-8 (byte {error.start})") from None
-
-
-def parse_ids(text, source):
-    """Token IDs written as a JSON list or separated by whitespace; checking them is ``decode``'s job."""
-    if text.lstrip().startswith("["):
-        try:
-            return json.loads(text)
-        except (ValueError, RecursionError):
-            raise CommandError(f"{source}: not a valid JSON list of token IDs") from None
-    ids = []
-    for word in text.split():
-        if not re.fullmatch("-?[0-9]+", word):
-            raise CommandError(f"{source}: {word!r} is not a token ID")
-        ids.append(int(word))
-    return ids
-
-
-def describe(error):
-    """An error as one line: ``FILE: reason`` for a failed file operation, else its message."""
-    if isinstance(error, OSError) and error.filename is not None:
-        return f"{error.filename}: {error.strerror}"
-    return str(error)
-
-
-def colour_wanted(stream):
-    """Colour only for a terminal, and never while NO_COLOR is set to something."""
-    return stream.isatty() and not os.environ.get("NO_COLOR")
-
-
-def escape(char):
-    """A character as a Python-style escape; a byte that is part of a cut character as ``\\xNN``."""
-    if "\udc80" <= char <= "\udcff":  # a lone byte, as surrogateescape decoding leaves it
-        return f"\\x{ord(char) - 0xDC00:02x}"
-    return char.encode("unicode_escape").decode("ascii")
-
-
-def visible_char(char):
-    """One character as ``visible`` draws it."""
-    if char in MARKS:
-        return MARKS[char]
-    if char in ESCAPED or not char.isprintable():
-        return escape(char)
-    return char
-
-
-def visible(text):
-    """``text`` with whitespace drawn as marks and every invisible or ambiguous character escaped."""
-    return "".join(map(visible_char, text))
-
-
-def token_text(tok, token):
-    """A vocabulary entry drawn by ``visible``: at byte level, the text of its bytes rather than its GPT-2 form."""
-    if tok.level == "characters":
-        return visible(token)
-    return visible(tok.decode_bytes([tok.ids[token]]).decode("utf-8", "surrogateescape"))
+class _Terminated(BaseException):
+    """SIGTERM arrived while a file was being written."""
 
 
 @contextlib.contextmanager
-def progress_on_terminal(stream):
-    """Yield a ``progress(done, target)`` callback that redraws one line on ``stream``.
+def _stopping_cleanly():
+    """Let SIGTERM unwind the write (so its temporary file is removed), then end the process as SIGTERM does.
 
-    Yields None when ``stream`` is not a terminal, so piped or logged output
-    stays clean; the line is cleared when training ends, however it ends.
+    Only where SIGTERM would simply end the process (its default action, in
+    the main thread); a program that handles SIGTERM itself keeps its way.
     """
-    if not stream.isatty():
-        yield None
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
         return
-    started = time.monotonic()
 
-    def progress(done, target):
-        elapsed = time.monotonic() - started
-        rate = done / elapsed if elapsed > 0 else 0.0
-        stream.write(f"\r\x1b[K{done:,}/{target:,} merges  {elapsed:.1f} s  {rate:,.0f} merges/s")
-        stream.flush()
+    def unwind(signal_number, frame):
+        raise _Terminated
 
-    stream.write("counting chunks ...")
-    stream.flush()
+    signal.signal(signal.SIGTERM, unwind)
     try:
-        yield progress
+        yield
+    except _Terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise
     finally:
-        stream.write("\r\x1b[K")
-        stream.flush()
-
-
-# -- train -----------------------------------------------------------------
-
-
-def check_output_path(path, inputs):
-    """Refuse, before any training, an output path that cannot be written or is one of the inputs."""
-    for source in inputs:
-        if source != "-" and os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
-            raise CommandError(f"{path}: is also a training file; save the tokenizer somewhere else")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise CommandError(f"{path}: cannot write here: no folder {folder}")
-    if os.path.isdir(path):
-        raise CommandError(f"{path}: cannot write here: it is a folder")
-    if not os.access(folder, os.W_OK):
-        raise CommandError(f"{path}: cannot write here: the folder is not writable")
-
-
-MERGE_TABLE_HEADER = "| rank | pair | token | count |\n| --- | --- | --- | --- |\n"
-"""``train --verbose`` prints merges in the shape of README's first-merges table."""
-
-
-def merge_row(rank, entry):
-    """One learned merge as a row of that table, written out at once."""
-
-    def code(token):
-        return f"`{json.dumps(token, ensure_ascii=False)}`"
-
-    left, right = entry["pair"]
-    write_out(f"| {rank} | {code(left)} + {code(right)} | {code(entry['token'])} | {entry['count']:,} |\n")
-    sys.stdout.buffer.flush()
-
-
-def training_summary(tok, args, characters, tokens):
-    """One line: what was saved, what it holds, why training stopped, how well it compresses."""
-    if len(tok.vocab) >= args.vocab_size:
-        stopped = f"reached the requested {args.vocab_size:,} entries"
-    else:
-        stopped = f"stopped short of {args.vocab_size:,}: no pair occurs twice"
-    ratio = f"{characters / tokens:.3f}" if tokens else "-"
-    return (
-        f"{args.output}: {len(tok.vocab):,} tokens, alphabet of {len(tok.alphabet):,} {tok.level}, "
-        f"{len(tok.merges):,} merges learned, {stopped}; "
-        f"{ratio} characters per token on the training text ({characters:,} characters, {tokens:,} tokens)\n"
-    )
-
-
-def command_train(args):
-    """Train on files or standard input, save the tokenizer, and print a summary line."""
-    if "-" in args.files and len(args.files) > 1:
-        args.parser.error("'-' (standard input) cannot be combined with files")
-    check_output_path(args.output, args.files)
-    if args.files == ["-"]:
-        text = read_stdin()
-        train, pieces = functools.partial(Tokenizer.train, text), [text]
-    else:  # the files are read again, block by block, to measure the result
-        train = functools.partial(Tokenizer.train_from_files, args.files)
-        pieces = safe_pieces(read_blocks(args.files, BLOCK_SIZE))
-    options = {"byte_level": args.bytes, "special_tokens": tuple(args.special), "pattern": args.pattern}
-    if args.verbose:  # the rows, printed as each merge is learned, show the progress
-        write_out(MERGE_TABLE_HEADER)
-        tok = train(args.vocab_size, on_merge=merge_row, **options)
-    else:
-        with progress_on_terminal(sys.stderr) as progress:
-            tok = train(args.vocab_size, progress=progress, **options)
-    tok.save(args.output)
-    characters = tokens = 0
-    for piece in pieces:
-        characters += len(piece)
-        tokens += len(tok.encode(piece, allowed_special="all"))
-    write_out(training_summary(tok, args, characters, tokens))
-
-
-# -- encode and decode -----------------------------------------------------
-
-
-def encode_text(tok, text, allow_special, refusal="add --allow-special to encode it as its ID"):
-    """Encode as the API does, allowing special tokens' text only with ``--allow-special``.
-
-    The API's advice names Python arguments; here it is given in the
-    command line's own words.
-    """
-    try:
-        return tok.encode(text, allowed_special="all" if allow_special else ())
-    except SpecialTokenInText as error:
-        raise CommandError(f"the text contains the special token {error.token!r}; {refusal}") from None
-
-
-def command_encode(args):
-    """Print the IDs of the text, space-separated or as a JSON list."""
-    ids = encode_text(Tokenizer.load(args.tokenizer), read_text(args.text), args.allow_special)
-    write_out((json.dumps(ids) if args.json else " ".join(map(str, ids))) + "\n")
-
-
-def command_decode(args):
-    """Write exactly the bytes the IDs stand for, adding nothing, so even a cut character round-trips."""
-    tok = Tokenizer.load(args.tokenizer)
-    if args.ids in ([], ["-"]):
-        ids = parse_ids(read_stdin(), "standard input")
-    else:
-        ids = parse_ids(" ".join(args.ids), "IDS")
-    sys.stdout.buffer.write(tok.decode_bytes(ids))
-
-
-# -- show ------------------------------------------------------------------
-
-
-def split_at(sequence, lengths):
-    """Cut ``sequence`` into consecutive pieces of the given lengths."""
-    ends = list(accumulate(lengths))
-    return [sequence[start:end] for start, end in zip([0] + ends, ends)]
-
-
-def token_texts(tok, text, ids):
-    """The stretch of ``text`` each token covers, so unknown characters appear as themselves.
-
-    A token's length is the length of what it decodes to (an unknown
-    character decodes to one U+FFFD). At byte level lengths count bytes, and
-    a byte of a character cut between tokens comes back as a lone surrogate,
-    which ``visible`` shows as ``\\xNN``.
-    """
-    if tok.level == "bytes":
-        spans = split_at(text.encode("utf-8"), [len(tok.decode_bytes([i])) for i in ids])
-        return [span.decode("utf-8", "surrogateescape") for span in spans]
-    return split_at(text, [len(tok.decode([i])) for i in ids])
-
-
-def render_plain(pieces, unknown):
-    """Tokens between │ boundaries, whitespace as marks, ``<unk>`` for unknown characters.
-
-    A newline mark is followed by a real newline so that lines stay lines.
-    """
-    newline = MARKS["\n"]
-    return BOUNDARY.join(
-        UNK if is_unknown else visible(piece).replace(newline, newline + "\n")
-        for piece, is_unknown in zip(pieces, unknown)
-    )
-
-
-def render_colour(pieces, unknown):
-    """Tokens on background colours that differ between neighbours; unknown ones on red.
-
-    The colour shows where a space is, so spaces stay spaces; the colour is
-    reset before each real newline so that it never runs on to the line's end.
-    """
-    newline, space = MARKS["\n"], MARKS[" "]
-    painted = []
-    for index, (piece, is_unknown) in enumerate(zip(pieces, unknown)):
-        styles = UNKNOWN_STYLES if is_unknown else PALETTE
-        style = styles[index % len(styles)]
-        lines = visible(piece).replace(space, " ").replace(newline, newline + "\n").split("\n")
-        painted.append("\n".join(style + line + RESET if line else "" for line in lines))
-    return "".join(painted)
-
-
-def command_show(args):
-    """Print the text with its token boundaries visible, then a footer with the counts."""
-    tok = Tokenizer.load(args.tokenizer)
-    text = read_text(args.text)
-    ids = encode_text(tok, text, args.allow_special)
-    unknown_id = tok.ids[UNK] if tok.level == "characters" else None
-    unknown = [token_id == unknown_id for token_id in ids]
-    render = render_colour if colour_wanted(sys.stdout) else render_plain
-    shown = render(token_texts(tok, text, ids), unknown)
-    footer = f"{len(text):,} characters, {len(ids):,} tokens"
-    if ids:
-        footer += f", {len(text) / len(ids):.3f} characters per token"
-    if any(unknown):
-        footer += f", {sum(unknown):,} unknown"
-    write_out(shown + ("" if shown.endswith("\n") else "\n") + footer + "\n")
-
-
-# -- explain ---------------------------------------------------------------
-
-
-def explain_chunk(tok, chunk, title):
-    """The lines showing ``reference_encode`` merge one chunk, from its starting pieces to its IDs."""
-    steps = [("start", tok.start_tokens(chunk))]
-
-    def on_step(rank, pair, tokens):
-        steps.append((f"rank {rank}: {token_text(tok, pair[0])} + {token_text(tok, pair[1])}", tokens))
-
-    final = reference_encode(steps[0][1], tok.merge_rank, on_step=on_step)
-    steps.append(("tokens", final))
-    width = max(len(label) for label, _ in steps)
-    lines = [title]
-    lines += [f"  {label:<{width}}  {' '.join(token_text(tok, piece) for piece in pieces)}" for label, pieces in steps]
-    lines.append(f"  {'IDs':<{width}}  {' '.join(str(tok.ids[token]) for token in final)}")
-    return lines
-
-
-def command_explain(args):
-    """Replay the merges chunk by chunk, then give the tokens and IDs of the whole text."""
-    tok = Tokenizer.load(args.tokenizer)
-    text = read_text(args.text)
-    ids = encode_text(tok, text, False, refusal="explain replays merges on ordinary text only")
-    found = tok.chunks(text)
-    lines = []
-    for number, chunk in enumerate(found, 1):
-        lines += explain_chunk(tok, chunk, f"chunk {number} of {len(found)}: {visible(chunk)}")
-    lines.append(f"tokens: {' '.join(token_text(tok, tok.vocab[i]) for i in ids)}")
-    lines.append(f"IDs: {' '.join(map(str, ids))}")
-    write_out("\n".join(lines) + "\n")
-
-
-# -- inspect ---------------------------------------------------------------
-
-
-def made_from(tok, token_id):
-    """What a vocabulary entry is: blank for a base token, its two parts for a merge, or "special"."""
-    first = len(tok.vocab) - len(tok.merges) - len(tok.special_tokens)
-    if token_id < first:
-        return ""
-    if token_id < first + len(tok.merges):
-        left, right = tok.merges[token_id - first]
-        return f"{token_text(tok, left)} + {token_text(tok, right)}"
-    return "special"
-
-
-def format_table(rows):
-    """Rows of strings as aligned columns, the first column right-aligned (it holds numbers)."""
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    lines = []
-    for row in rows:
-        cells = [row[0].rjust(widths[0])] + [cell.ljust(width) for cell, width in zip(row[1:], widths[1:])]
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines) + "\n"
-
-
-def command_inspect(args):
-    """Print the vocabulary as a table of ID, token and the parts merged into it."""
-    tok = Tokenizer.load(args.tokenizer)
-    shown = range(len(tok.vocab) if args.top is None else min(args.top, len(tok.vocab)))
-    rows = [("ID", "token", "made from")]
-    rows += [(str(i), token_text(tok, tok.vocab[i]), made_from(tok, i)) for i in shown]
-    write_out(format_table(rows))
-
-
-# -- the parser and main -----------------------------------------------------
-
-
-def positive_int(text):
-    """An argparse type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, not {text!r}")
-    return value
-
-
-def build_parser():
-    """The argument parser: one subcommand per job, each with its own --help."""
-    parser = argparse.ArgumentParser(
-        prog=PROGRAM,
-        description="Train, use and look inside a BPE tokenizer. Run as python3 bpe.py or python3 -m bpe.",
-        epilog="Text is UTF-8 in and out. Exit status: 0 done, 1 bad input, 2 bad usage.",
-    )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    tokenizer = argparse.ArgumentParser(add_help=False)
-    tokenizer.add_argument("-t", "--tokenizer", required=True, metavar="TOK.json", help="the tokenizer file")
-    text = argparse.ArgumentParser(add_help=False)
-    text.add_argument("text", nargs="?", default="-", metavar="TEXT",
-                      help="the text itself (not a file name); - or nothing reads standard input")
-    special = argparse.ArgumentParser(add_help=False)
-    special.add_argument("--allow-special", action="store_true",
-                         help="encode the text of special tokens as their IDs (otherwise it is an error)")
-
-    def add(name, run, summary, parents=()):
-        sub = commands.add_parser(name, help=summary, description=summary, parents=list(parents))
-        sub.set_defaults(run=run, parser=sub)
-        return sub
-
-    train = add("train", command_train, "learn merges from text files and save the tokenizer")
-    train.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files; - reads standard input")
-    train.add_argument("--vocab-size", type=int, required=True, metavar="N",
-                       help="entries to aim for, special tokens included")
-    train.add_argument("-o", "--output", required=True, metavar="OUT.json", help="where to save the tokenizer")
-    train.add_argument("--bytes", action="store_true", help="start from UTF-8 bytes instead of characters")
-    train.add_argument("--special", action="append", default=[], metavar="TOKEN",
-                       help="a special token (no whitespace): its own ID, its text left out of training; repeatable")
-    train.add_argument("--pattern", choices=sorted(PATTERN_TEMPLATES),
-                       help="how text is cut into chunks before merging (default: lab for characters, gpt2 for bytes)")
-    train.add_argument("--verbose", action="store_true", help="also print every merge learned, as a table")
-    encode = add("encode", command_encode, "print the token IDs of a text", [tokenizer, text, special])
-    encode.add_argument("--json", action="store_true", help="print a JSON list instead of space-separated IDs")
-    decode = add("decode", command_decode, "write the text that token IDs stand for, adding nothing", [tokenizer])
-    decode.add_argument("ids", nargs="*", metavar="IDS",
-                        help="token IDs, or a JSON list; - or nothing reads them from standard input")
-    add("show", command_show, "print a text with its token boundaries visible", [tokenizer, text, special])
-    add("explain", command_explain, "replay the merges on a text, step by step", [tokenizer, text])
-    inspect = add("inspect", command_inspect, "print the vocabulary as a table", [tokenizer])
-    inspect.add_argument("--top", type=positive_int, metavar="N", help="only the first N entries")
-    return parser
-
-
-def main(argv=None):
-    """Run one command; return the exit status (0 done, 1 bad input; argparse exits 2 itself)."""
-    args = build_parser().parse_args(argv)
-    try:
-        args.run(args)
-        sys.stdout.buffer.flush()
-    except BrokenPipeError:  # the reader stopped early (| head): not an error worth a message
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except (OSError, ValueError, CommandError) as error:
-        print(f"{PROGRAM}: {describe(error)}", file=sys.stderr)
-        return 1
-    return 0
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 # --------------------------------------------------------------------------
-# Generated data: the character classes the chunk patterns are built from
+# 8. Imports and exports
 # --------------------------------------------------------------------------
+#
+# tiktoken keeps no merge list. Its file ranks every token (one line
+# ``base64(token bytes) rank``), and to encode a chunk it repeatedly joins the
+# two adjacent pieces whose *joined bytes* have the lowest rank. Importing
+# means recovering a merge pair for every token: the two pieces tiktoken's
+# own replay of the token's bytes, restricted to lower ranks, ends with.
+#
+# That replay is ordinary pair-by-pair BPE in disguise. Suppose every token
+# below rank r is built by its replay from exactly two pieces, its pair.
+# Then whenever tiktoken's replay joins two pieces into a token T of rank
+# below r, those pieces are T's pair: they tile T's bytes, every join inside
+# them happened in rank order with nothing crossing their edge, which is T's
+# own replay. So tiktoken's replay and ``encode_chunk`` with the pairs
+# recovered so far make the same choices, and the pair of the token of rank
+# r is what ``encode_chunk`` makes of its bytes, if that is two pieces. If
+# it is not, tiktoken and a merge list cannot agree and the file is refused.
+# The same argument checks an export: each of our merges must be what
+# ``encode_chunk`` makes of the merged bytes with the merges before it.
 
-# BEGIN GENERATED CHARACTER CLASSES (make_unicode_ranges.py; do not edit by hand)
-UNICODE_VERSION = "14.0.0"
-LETTER_RANGES = """
-    0041-005A 0061-007A 00AA 00B5 00BA 00C0-00D6 00D8-00F6 00F8-02C1
-    02C6-02D1 02E0-02E4 02EC 02EE 0370-0374 0376-0377 037A-037D 037F
-    0386 0388-038A 038C 038E-03A1 03A3-03F5 03F7-0481 048A-052F 0531-0556
-    0559 0560-0588 05D0-05EA 05EF-05F2 0620-064A 066E-066F 0671-06D3 06D5
-    06E5-06E6 06EE-06EF 06FA-06FC 06FF 0710 0712-072F 074D-07A5 07B1
-    07CA-07EA 07F4-07F5 07FA 0800-0815 081A 0824 0828 0840-0858
-    0860-086A 0870-0887 0889-088E 08A0-08C9 0904-0939 093D 0950 0958-0961
-    0971-0980 0985-098C 098F-0990 0993-09A8 09AA-09B0 09B2 09B6-09B9 09BD
-    09CE 09DC-09DD 09DF-09E1 09F0-09F1 09FC 0A05-0A0A 0A0F-0A10 0A13-0A28
-    0A2A-0A30 0A32-0A33 0A35-0A36 0A38-0A39 0A59-0A5C 0A5E 0A72-0A74 0A85-0A8D
-    0A8F-0A91 0A93-0AA8 0AAA-0AB0 0AB2-0AB3 0AB5-0AB9 0ABD 0AD0 0AE0-0AE1
-    0AF9 0B05-0B0C 0B0F-0B10 0B13-0B28 0B2A-0B30 0B32-0B33 0B35-0B39 0B3D
-    0B5C-0B5D 0B5F-0B61 0B71 0B83 0B85-0B8A 0B8E-0B90 0B92-0B95 0B99-0B9A
-    0B9C 0B9E-0B9F 0BA3-0BA4 0BA8-0BAA 0BAE-0BB9 0BD0 0C05-0C0C 0C0E-0C10
-    0C12-0C28 0C2A-0C39 0C3D 0C58-0C5A 0C5D 0C60-0C61 0C80 0C85-0C8C
-    0C8E-0C90 0C92-0CA8 0CAA-0CB3 0CB5-0CB9 0CBD 0CDD-0CDE 0CE0-0CE1 0CF1-0CF2
-    0D04-0D0C 0D0E-0D10 0D12-0D3A 0D3D 0D4E 0D54-0D56 0D5F-0D61 0D7A-0D7F
-    0D85-0D96 0D9A-0DB1 0DB3-0DBB 0DBD 0DC0-0DC6 0E01-0E30 0E32-0E33 0E40-0E46
-    0E81-0E82 0E84 0E86-0E8A 0E8C-0EA3 0EA5 0EA7-0EB0 0EB2-0EB3 0EBD
-    0EC0-0EC4 0EC6 0EDC-0EDF 0F00 0F40-0F47 0F49-0F6C 0F88-0F8C 1000-102A
-    103F 1050-1055 105A-105D 1061 1065-1066 106E-1070 1075-1081 108E
-    10A0-10C5 10C7 10CD 10D0-10FA 10FC-1248 124A-124D 1250-1256 1258
-    125A-125D 1260-1288 128A-128D 1290-12B0 12B2-12B5 12B8-12BE 12C0 12C2-12C5
-    12C8-12D6 12D8-1310 1312-1315 1318-135A 1380-138F 13A0-13F5 13F8-13FD 1401-166C
-    166F-167F 1681-169A 16A0-16EA 16F1-16F8 1700-1711 171F-1731 1740-1751 1760-176C
-    176E-1770 1780-17B3 17D7 17DC 1820-1878 1880-1884 1887-18A8 18AA
-    18B0-18F5 1900-191E 1950-196D 1970-1974 1980-19AB 19B0-19C9 1A00-1A16 1A20-1A54
-    1AA7 1B05-1B33 1B45-1B4C 1B83-1BA0 1BAE-1BAF 1BBA-1BE5 1C00-1C23 1C4D-1C4F
-    1C5A-1C7D 1C80-1C88 1C90-1CBA 1CBD-1CBF 1CE9-1CEC 1CEE-1CF3 1CF5-1CF6 1CFA
-    1D00-1DBF 1E00-1F15 1F18-1F1D 1F20-1F45 1F48-1F4D 1F50-1F57 1F59 1F5B
-    1F5D 1F5F-1F7D 1F80-1FB4 1FB6-1FBC 1FBE 1FC2-1FC4 1FC6-1FCC 1FD0-1FD3
-    1FD6-1FDB 1FE0-1FEC 1FF2-1FF4 1FF6-1FFC 2071 207F 2090-209C 2102
-    2107 210A-2113 2115 2119-211D 2124 2126 2128 212A-212D
-    212F-2139 213C-213F 2145-2149 214E 2183-2184 2C00-2CE4 2CEB-2CEE 2CF2-2CF3
-    2D00-2D25 2D27 2D2D 2D30-2D67 2D6F 2D80-2D96 2DA0-2DA6 2DA8-2DAE
-    2DB0-2DB6 2DB8-2DBE 2DC0-2DC6 2DC8-2DCE 2DD0-2DD6 2DD8-2DDE 2E2F 3005-3006
-    3031-3035 303B-303C 3041-3096 309D-309F 30A1-30FA 30FC-30FF 3105-312F 3131-318E
-    31A0-31BF 31F0-31FF 3400-4DBF 4E00-A48C A4D0-A4FD A500-A60C A610-A61F A62A-A62B
-    A640-A66E A67F-A69D A6A0-A6E5 A717-A71F A722-A788 A78B-A7CA A7D0-A7D1 A7D3
-    A7D5-A7D9 A7F2-A801 A803-A805 A807-A80A A80C-A822 A840-A873 A882-A8B3 A8F2-A8F7
-    A8FB A8FD-A8FE A90A-A925 A930-A946 A960-A97C A984-A9B2 A9CF A9E0-A9E4
-    A9E6-A9EF A9FA-A9FE AA00-AA28 AA40-AA42 AA44-AA4B AA60-AA76 AA7A AA7E-AAAF
-    AAB1 AAB5-AAB6 AAB9-AABD AAC0 AAC2 AADB-AADD AAE0-AAEA AAF2-AAF4
-    AB01-AB06 AB09-AB0E AB11-AB16 AB20-AB26 AB28-AB2E AB30-AB5A AB5C-AB69 AB70-ABE2
-    AC00-D7A3 D7B0-D7C6 D7CB-D7FB F900-FA6D FA70-FAD9 FB00-FB06 FB13-FB17 FB1D
-    FB1F-FB28 FB2A-FB36 FB38-FB3C FB3E FB40-FB41 FB43-FB44 FB46-FBB1 FBD3-FD3D
-    FD50-FD8F FD92-FDC7 FDF0-FDFB FE70-FE74 FE76-FEFC FF21-FF3A FF41-FF5A FF66-FFBE
-    FFC2-FFC7 FFCA-FFCF FFD2-FFD7 FFDA-FFDC 10000-1000B 1000D-10026 10028-1003A 1003C-1003D
-    1003F-1004D 10050-1005D 10080-100FA 10280-1029C 102A0-102D0 10300-1031F 1032D-10340 10342-10349
-    10350-10375 10380-1039D 103A0-103C3 103C8-103CF 10400-1049D 104B0-104D3 104D8-104FB 10500-10527
-    10530-10563 10570-1057A 1057C-1058A 1058C-10592 10594-10595 10597-105A1 105A3-105B1 105B3-105B9
-    105BB-105BC 10600-10736 10740-10755 10760-10767 10780-10785 10787-107B0 107B2-107BA 10800-10805
-    10808 1080A-10835 10837-10838 1083C 1083F-10855 10860-10876 10880-1089E 108E0-108F2
-    108F4-108F5 10900-10915 10920-10939 10980-109B7 109BE-109BF 10A00 10A10-10A13 10A15-10A17
-    10A19-10A35 10A60-10A7C 10A80-10A9C 10AC0-10AC7 10AC9-10AE4 10B00-10B35 10B40-10B55 10B60-10B72
-    10B80-10B91 10C00-10C48 10C80-10CB2 10CC0-10CF2 10D00-10D23 10E80-10EA9 10EB0-10EB1 10F00-10F1C
-    10F27 10F30-10F45 10F70-10F81 10FB0-10FC4 10FE0-10FF6 11003-11037 11071-11072 11075
-    11083-110AF 110D0-110E8 11103-11126 11144 11147 11150-11172 11176 11183-111B2
-    111C1-111C4 111DA 111DC 11200-11211 11213-1122B 11280-11286 11288 1128A-1128D
-    1128F-1129D 1129F-112A8 112B0-112DE 11305-1130C 1130F-11310 11313-11328 1132A-11330 11332-11333
-    11335-11339 1133D 11350 1135D-11361 11400-11434 11447-1144A 1145F-11461 11480-114AF
-    114C4-114C5 114C7 11580-115AE 115D8-115DB 11600-1162F 11644 11680-116AA 116B8
-    11700-1171A 11740-11746 11800-1182B 118A0-118DF 118FF-11906 11909 1190C-11913 11915-11916
-    11918-1192F 1193F 11941 119A0-119A7 119AA-119D0 119E1 119E3 11A00
-    11A0B-11A32 11A3A 11A50 11A5C-11A89 11A9D 11AB0-11AF8 11C00-11C08 11C0A-11C2E
-    11C40 11C72-11C8F 11D00-11D06 11D08-11D09 11D0B-11D30 11D46 11D60-11D65 11D67-11D68
-    11D6A-11D89 11D98 11EE0-11EF2 11FB0 12000-12399 12480-12543 12F90-12FF0 13000-1342E
-    14400-14646 16800-16A38 16A40-16A5E 16A70-16ABE 16AD0-16AED 16B00-16B2F 16B40-16B43 16B63-16B77
-    16B7D-16B8F 16E40-16E7F 16F00-16F4A 16F50 16F93-16F9F 16FE0-16FE1 16FE3 17000-187F7
-    18800-18CD5 18D00-18D08 1AFF0-1AFF3 1AFF5-1AFFB 1AFFD-1AFFE 1B000-1B122 1B150-1B152 1B164-1B167
-    1B170-1B2FB 1BC00-1BC6A 1BC70-1BC7C 1BC80-1BC88 1BC90-1BC99 1D400-1D454 1D456-1D49C 1D49E-1D49F
-    1D4A2 1D4A5-1D4A6 1D4A9-1D4AC 1D4AE-1D4B9 1D4BB 1D4BD-1D4C3 1D4C5-1D505 1D507-1D50A
-    1D50D-1D514 1D516-1D51C 1D51E-1D539 1D53B-1D53E 1D540-1D544 1D546 1D54A-1D550 1D552-1D6A5
-    1D6A8-1D6C0 1D6C2-1D6DA 1D6DC-1D6FA 1D6FC-1D714 1D716-1D734 1D736-1D74E 1D750-1D76E 1D770-1D788
-    1D78A-1D7A8 1D7AA-1D7C2 1D7C4-1D7CB 1DF00-1DF1E 1E100-1E12C 1E137-1E13D 1E14E 1E290-1E2AD
-    1E2C0-1E2EB 1E7E0-1E7E6 1E7E8-1E7EB 1E7ED-1E7EE 1E7F0-1E7FE 1E800-1E8C4 1E900-1E943 1E94B
-    1EE00-1EE03 1EE05-1EE1F 1EE21-1EE22 1EE24 1EE27 1EE29-1EE32 1EE34-1EE37 1EE39
-    1EE3B 1EE42 1EE47 1EE49 1EE4B 1EE4D-1EE4F 1EE51-1EE52 1EE54
-    1EE57 1EE59 1EE5B 1EE5D 1EE5F 1EE61-1EE62 1EE64 1EE67-1EE6A
-    1EE6C-1EE72 1EE74-1EE77 1EE79-1EE7C 1EE7E 1EE80-1EE89 1EE8B-1EE9B 1EEA1-1EEA3 1EEA5-1EEA9
-    1EEAB-1EEBB 20000-2A6DF 2A700-2B738 2B740-2B81D 2B820-2CEA1 2CEB0-2EBE0 2F800-2FA1D 30000-3134A
-"""
-NUMBER_RANGES = """
-    0030-0039 00B2-00B3 00B9 00BC-00BE 0660-0669 06F0-06F9 07C0-07C9 0966-096F
-    09E6-09EF 09F4-09F9 0A66-0A6F 0AE6-0AEF 0B66-0B6F 0B72-0B77 0BE6-0BF2 0C66-0C6F
-    0C78-0C7E 0CE6-0CEF 0D58-0D5E 0D66-0D78 0DE6-0DEF 0E50-0E59 0ED0-0ED9 0F20-0F33
-    1040-1049 1090-1099 1369-137C 16EE-16F0 17E0-17E9 17F0-17F9 1810-1819 1946-194F
-    19D0-19DA 1A80-1A89 1A90-1A99 1B50-1B59 1BB0-1BB9 1C40-1C49 1C50-1C59 2070
-    2074-2079 2080-2089 2150-2182 2185-2189 2460-249B 24EA-24FF 2776-2793 2CFD
-    3007 3021-3029 3038-303A 3192-3195 3220-3229 3248-324F 3251-325F 3280-3289
-    32B1-32BF A620-A629 A6E6-A6EF A830-A835 A8D0-A8D9 A900-A909 A9D0-A9D9 A9F0-A9F9
-    AA50-AA59 ABF0-ABF9 FF10-FF19 10107-10133 10140-10178 1018A-1018B 102E1-102FB 10320-10323
-    10341 1034A 103D1-103D5 104A0-104A9 10858-1085F 10879-1087F 108A7-108AF 108FB-108FF
-    10916-1091B 109BC-109BD 109C0-109CF 109D2-109FF 10A40-10A48 10A7D-10A7E 10A9D-10A9F 10AEB-10AEF
-    10B58-10B5F 10B78-10B7F 10BA9-10BAF 10CFA-10CFF 10D30-10D39 10E60-10E7E 10F1D-10F26 10F51-10F54
-    10FC5-10FCB 11052-1106F 110F0-110F9 11136-1113F 111D0-111D9 111E1-111F4 112F0-112F9 11450-11459
-    114D0-114D9 11650-11659 116C0-116C9 11730-1173B 118E0-118F2 11950-11959 11C50-11C6C 11D50-11D59
-    11DA0-11DA9 11FC0-11FD4 12400-1246E 16A60-16A69 16AC0-16AC9 16B50-16B59 16B5B-16B61 16E80-16E96
-    1D2E0-1D2F3 1D360-1D378 1D7CE-1D7FF 1E140-1E149 1E2F0-1E2F9 1E8C7-1E8CF 1E950-1E959 1EC71-1ECAB
-    1ECAD-1ECAF 1ECB1-1ECB4 1ED01-1ED2D 1ED2F-1ED3D 1F100-1F10C 1FBF0-1FBF9
-"""
-SPACE_RANGES = """
-    0009-000D 001C-0020 0085 00A0 1680 2000-200A 2028-2029 202F
-    205F 3000
-"""
-# END GENERATED CHARACTER CLASSES
+
+def _tiktoken_splits(token_bytes, byte_ids, pair_of):
+    """For each token from rank 256 on: ``(rank, IDs)``, what replaying its bytes with the lower ranks gives.
+
+    ``token_bytes`` lists the tokens' bytes by rank and ``byte_ids`` maps
+    each byte to its rank (a ``bytes.translate`` table). ``pair_of(rank,
+    split)`` names the pair to merge into that rank before going on.
+    """
+    merged_id = {}
+    for rank in range(256, len(token_bytes)):
+        split = encode_chunk(token_bytes[rank].translate(byte_ids), merged_id)
+        yield rank, split
+        merged_id[pair_of(rank, split)] = rank
+
+
+def _load_tiktoken(cls, path, pattern, special_tokens):
+    """Read and check a tiktoken ranks file, recover its merges, and build the byte-level tokenizer."""
+    _check_pattern(pattern)
+    if special_tokens is not None and not isinstance(special_tokens, dict):
+        raise TypeError(f"special_tokens must be a dict of text -> ID, or None, not {type(special_tokens).__name__}")
+    data = read_file_bytes(path)
+    if data[:2] == b"\x1f\x8b":
+        data = _gunzip(data, path)
+    token_bytes = _parse_ranks(data, path)
+    byte_ids = bytes(token_bytes.index(SINGLE_BYTES[byte]) for byte in range(256))
+    merges = []
+    for rank, split in _tiktoken_splits(token_bytes, byte_ids, lambda rank, split: tuple(split)):
+        if len(split) != 2:
+            raise ValueError(
+                f"{path}: line {rank + 1}: tiktoken builds {_shown(token_bytes[rank])} from {len(split)} pieces of "
+                "lower rank, not from a pair, so no merge list can give the same tokens"
+            )
+        merges.append((bytes_to_display(token_bytes[split[0]]), bytes_to_display(token_bytes[split[1]])))
+    alphabet = [BYTE_TO_CHAR[token[0]] for token in token_bytes[:256]]
+    try:
+        return cls(alphabet, merges, byte_level=True, pattern=pattern, special_tokens=special_tokens or {})
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
+def _parse_ranks(data, path):
+    """The token bytes of a ``.tiktoken`` file, by rank; malformed lines are refused with their number."""
+    lines = data.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    token_bytes = [None] * len(lines)
+    for number, line in enumerate(lines, 1):
+        encoded, _, rank_text = line.partition(b" ")
+        try:
+            token = binascii.a2b_base64(encoded, strict_mode=True)
+            rank = int(rank_text)
+        except (binascii.Error, ValueError):
+            raise ValueError(f"{path}: line {number}: expected 'base64-token rank', found {_shown(line)}") from None
+        if not token or not 0 <= rank < len(lines) or token_bytes[rank] is not None:
+            raise ValueError(
+                f"{path}: line {number}: rank {rank} must be new and below {len(lines):,} (the ranks are 0 to the "
+                "number of lines - 1, each once), for a non-empty token"
+            )
+        token_bytes[rank] = token
+    if len(set(token_bytes)) != len(token_bytes):
+        raise ValueError(f"{path}: a token appears on two lines")
+    if sorted(token_bytes[:256]) != SINGLE_BYTES:
+        raise ValueError(f"{path}: ranks 0-255 must be the 256 single bytes (in any order)")
+    return token_bytes
+
+
+def _tiktoken_arguments(tokenizer):
+    """Keyword arguments for ``tiktoken.Encoding``, checked to give the same IDs as ``tokenizer``.
+
+    tiktoken is byte-level only, and ranks joined bytes rather than pairs
+    (see above): a hand-made merge list can build a token from two
+    different splits, and such a list is refused. So are special tokens
+    where one begins another (``<a`` and ``<a>``): which one tiktoken
+    matches depends on the order its table happens to hold.
+    """
+    if not tokenizer.byte_level:
+        raise ValueError("tiktoken works on bytes: only a byte-level tokenizer (byte_level=True) can be exported")
+    specials = sorted(tokenizer.special_tokens)
+    for shorter, longer in zip(specials, specials[1:]):
+        if longer.startswith(shorter):
+            raise ValueError(
+                f"special token {_shown(shorter)} begins {_shown(longer)}: tiktoken has no fixed rule for which "
+                "of the two it matches, so this tokenizer cannot be exported to it"
+            )
+    token_bytes = [tokenizer.decode_bytes([token_id]) for token_id in range(len(tokenizer.ids))]
+    ids = tokenizer.ids
+
+    def own_pair(rank, split):
+        left, right = tokenizer.merges[rank - 256]
+        if split != [ids[left], ids[right]]:
+            shown = " + ".join(_shown(tokenizer.vocab[token_id]) for token_id in split)
+            raise ValueError(
+                f"tiktoken would build {_shown(left + right)} as {shown}, not {_shown(left)} + {_shown(right)}: "
+                "it ranks joined bytes, not pairs, so this merge list cannot be exported"
+            )
+        return ids[left], ids[right]
+
+    for _ in _tiktoken_splits(token_bytes, tokenizer._byte_ids, own_pair):
+        pass
+    return {
+        "name": "bpe-lab",
+        "pat_str": pattern_source(tokenizer.pattern, "rust"),
+        "mergeable_ranks": {token: rank for rank, token in enumerate(token_bytes)},
+        "special_tokens": dict(tokenizer.special_tokens),
+    }
+
+
+# Hugging Face's ``tokenizer.json`` describes a pipeline: a normalizer, a
+# pre-tokenizer (our chunk pattern), a model (BPE: a vocabulary and a merge
+# list), a post-processor and a decoder. We write BPE models with our own
+# pattern as a ``Split`` pre-tokenizer, and read those back, as well as the
+# GPT-2 kind: a ``ByteLevel`` pre-tokenizer with its built-in regex, which is
+# GPT-2's pattern (``gpt2`` here; its \s leaves out U+001C-001F, which
+# Python's counts). IDs must be laid out as ours are: the 256 bytes (in any
+# order) or ``<unk>`` and the sorted alphabet, then one ID per merge in
+# order, then the special ("added") tokens.
+
+
+def _huggingface_body(tokenizer):
+    """A Hugging Face ``tokenizer.json`` body that gives our IDs, tokens and decoded text."""
+    split = {
+        "type": "Split",
+        "pattern": {"Regex": pattern_source(tokenizer.pattern, "oniguruma")},
+        "behavior": "Isolated",
+        "invert": False,
+    }
+    if tokenizer.byte_level:
+        byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
+        pre_tokenizer = {"type": "Sequence", "pretokenizers": [split, byte_level]}
+        decoder = byte_level
+    else:
+        pre_tokenizer = split
+        decoder = {"type": "Sequence", "decoders": [
+            {"type": "Replace", "pattern": {"String": UNK}, "content": REPLACEMENT_CHARACTER},
+            {"type": "Fuse"},
+        ]}
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [
+            {"id": token_id, "content": text, "single_word": False, "lstrip": False, "rstrip": False,
+             "normalized": False, "special": True}
+            for text, token_id in tokenizer.special_tokens.items()
+        ],
+        "normalizer": None,
+        "pre_tokenizer": pre_tokenizer,
+        "post_processor": None,
+        "decoder": decoder,
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None if tokenizer.byte_level else UNK,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "vocab": dict(tokenizer.ids),
+            "merges": [[left, right] for left, right in tokenizer.merges],
+        },
+    }
+
+
+def _load_huggingface(cls, path):
+    """Read a Hugging Face ``tokenizer.json`` and build the tokenizer it describes, or say what is unsupported."""
+    data = read_json(path)
+    try:
+        return _from_huggingface_body(cls, data)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
+def _from_huggingface_body(cls, data):
+    """The tokenizer a Hugging Face body describes, if it is one we can give the same IDs as."""
+    if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
+        raise ValueError("not a Hugging Face tokenizer.json: no 'model' object")
+    model = data["model"]
+    if model.get("type") != "BPE":
+        raise ValueError(f"model type {_shown(model.get('type'))} is not supported: only BPE models can be imported")
+    for option, harmless in [("dropout", (None, 0, 0.0)), ("continuing_subword_prefix", (None, "")),
+                             ("end_of_word_suffix", (None, "")), ("byte_fallback", (None, False)),
+                             ("ignore_merges", (None, False))]:
+        if model.get(option) not in harmless:
+            raise ValueError(f"the model's {option} is {_shown(model.get(option))}; only plain BPE is supported")
+    if data.get("normalizer") not in (None, {"type": "Sequence", "normalizers": []}):
+        raise ValueError(f"normalizer {_shown(data.get('normalizer'))} changes the text before it is split; unsupported")
+    post = data.get("post_processor")
+    if post is not None and (not isinstance(post, dict) or post.get("type") != "ByteLevel"):
+        raise ValueError(f"post_processor {_shown(post)} adds or changes tokens after encoding; unsupported")
+    byte_level, pattern = _huggingface_pre_tokenizer(data.get("pre_tokenizer"))
+    vocab, merges = model.get("vocab"), model.get("merges")
+    if not isinstance(vocab, dict) or not isinstance(merges, list):
+        raise ValueError("the model needs a 'vocab' object and a 'merges' list")
+    merges = [merge.split(" ") if isinstance(merge, str) else merge for merge in merges]
+    specials = _huggingface_added_tokens(data.get("added_tokens", []))
+    ordinary = {token: token_id for token, token_id in vocab.items() if specials.get(token) != token_id}
+    by_id = {}
+    for token, token_id in ordinary.items():
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id in by_id:
+            raise ValueError(f"vocab entry {_shown(token)} has ID {_shown(token_id)}; IDs must be distinct ints")
+        by_id[token_id] = token
+    base_size = len(by_id) - len(merges)
+    if sorted(by_id) != list(range(len(by_id))) or base_size < (256 if byte_level else 1) \
+            or (byte_level and base_size != 256):
+        raise ValueError(
+            "IDs are not laid out as supported: the base tokens (256 bytes, or <unk> and the alphabet), then one "
+            "per merge in order, then the added tokens (a vocabulary in another order, such as RoBERTa's, is not)"
+        )
+    if byte_level:
+        alphabet = [by_id[token_id] for token_id in range(256)]
+    elif by_id[0] == UNK:
+        alphabet = [by_id[token_id] for token_id in range(1, base_size)]
+    else:
+        raise ValueError(f"a character-level model must have {UNK} as ID 0, not {_shown(by_id[0])}")
+    tokenizer = cls(alphabet, merges, byte_level=byte_level, pattern=pattern, special_tokens=specials)
+    if tokenizer.ids != ordinary:
+        raise ValueError("the merges do not make the vocabulary's tokens in ID order")
+    return tokenizer
+
+
+def _huggingface_pre_tokenizer(pre_tokenizer):
+    """``(byte_level, pattern)`` for a pre-tokenizer we can match: GPT-2's ByteLevel, or our own Split."""
+
+    def pattern_named(split):
+        regex = split.get("pattern", {}).get("Regex") if isinstance(split.get("pattern"), dict) else None
+        for name in PATTERNS:
+            if regex == pattern_source(name, "oniguruma") and split.get("behavior") == "Isolated" \
+                    and not split.get("invert"):
+                return name
+        raise ValueError(f"Split pre-tokenizer {_shown(split)} is not one of our built-in patterns; unsupported")
+
+    def byte_level_step(step, use_regex):
+        return (isinstance(step, dict) and step.get("type") == "ByteLevel" and not step.get("add_prefix_space")
+                and step.get("use_regex", True) == use_regex)
+
+    if byte_level_step(pre_tokenizer, True):
+        return True, "gpt2"
+    if isinstance(pre_tokenizer, dict) and pre_tokenizer.get("type") == "Split":
+        return False, pattern_named(pre_tokenizer)
+    steps = pre_tokenizer.get("pretokenizers") if isinstance(pre_tokenizer, dict) else None
+    if pre_tokenizer.get("type") == "Sequence" and isinstance(steps, list) and len(steps) == 2 \
+            and isinstance(steps[0], dict) and steps[0].get("type") == "Split" and byte_level_step(steps[1], False):
+        return True, pattern_named(steps[0])
+    raise ValueError(
+        f"pre_tokenizer {_shown(pre_tokenizer)} is not supported: only GPT-2's ByteLevel (without a prefix space) "
+        "and the Split patterns this module writes"
+    )
+
+
+def _huggingface_added_tokens(added_tokens):
+    """The added tokens as special tokens (text -> ID); ones that match unusually are refused."""
+    if not isinstance(added_tokens, list):
+        raise ValueError("added_tokens must be a list")
+    specials = {}
+    for added in added_tokens:
+        if not isinstance(added, dict) or any(added.get(flag) for flag in ("single_word", "lstrip", "rstrip")):
+            raise ValueError(f"added token {_shown(added)} matches with extra rules (lstrip, rstrip, single_word); "
+                             "unsupported")
+        specials[added.get("content")] = added.get("id")
+    return specials
 
 
 if __name__ == "__main__":
+    from bpe_cli import main
+
     sys.exit(main())

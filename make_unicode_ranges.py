@@ -1,20 +1,27 @@
-"""Regenerate the character classes that bpe.py's chunk patterns are built from.
+"""Write bpe_unicode.py: the character classes that bpe.py's chunk patterns are built from.
 
 Regular-expression engines disagree on what ``\\s``, ``\\d``, ``\\w`` and
 ``\\p{L}`` mean, and each follows the Unicode tables of its own release: a
 character that Unicode 15 made a letter is "other" for Python 3.11 (Unicode
 14) and a letter for a newer library. To split text the same way everywhere,
 bpe.py never uses those shorthands. It spells each class out as code-point
-ranges taken from one named Unicode version, written by this script into the
-block between the BEGIN/END markers at the end of bpe.py:
+ranges taken from one named Unicode version, which this script writes into
+``bpe_unicode.py``:
 
-- letters: general categories Lu, Ll, Lt, Lm, Lo (what ``\\p{L}`` means);
-- numbers: general categories Nd, Nl, No (what ``\\p{N}`` means);
-- whitespace: exactly the characters Python's ``\\s`` matches (``str.isspace``),
-  the lab pattern's definition.
+- letters: general categories Lu, Ll, Lt, Lm, Lo (what ``\\p{L}`` means), and
+  the groups GPT-4o's pattern tells apart: Lu+Lt, Ll, Lm+Lo;
+- marks: Mn, Mc, Me (``\\p{M}``); numbers: Nd, Nl, No (``\\p{N}``);
+- whitespace twice over: exactly the characters Python's ``\\s`` matches
+  (``str.isspace``), the lab's and ``gpt2``'s definition; and Unicode's
+  White_Space property, tiktoken's ``\\s``. ``unicodedata`` does not expose
+  White_Space; it is ``str.isspace`` without U+001C..U+001F, four information
+  separators that Python counts as whitespace for their bidirectional class;
+- the letters that case-insensitive contractions (``(?i:'s)``) accept: every
+  character whose case folding is one of ``s t d m l v r e`` (U+017F LONG S
+  folds to ``s``).
 
 Run it with the Python whose ``unicodedata`` has the pinned version (Python
-3.11 has Unicode 14.0.0); ``--check`` exits 1 if bpe.py's block differs.
+3.11 has Unicode 14.0.0); ``--check`` exits 1 if ``bpe_unicode.py`` differs.
 """
 
 import argparse
@@ -24,10 +31,33 @@ import unicodedata
 from bpe import write_text_atomic
 
 UNICODE_VERSION = "14.0.0"
-MODULE_PATH = "bpe.py"
-BEGIN = "# BEGIN GENERATED CHARACTER CLASSES"
-END = "# END GENERATED CHARACTER CLASSES"
+MODULE_PATH = "bpe_unicode.py"
 RANGES_PER_LINE = 8
+CONTRACTION_LETTERS = "delmrstv"
+INFORMATION_SEPARATORS = {"\x1c", "\x1d", "\x1e", "\x1f"}
+
+MODULE_DOCSTRING = '''"""Unicode character classes for bpe.py's chunk patterns, generated; do not edit by hand.
+
+Written by make_unicode_ranges.py from Unicode {version} (``python3
+make_unicode_ranges.py`` rewrites it, ``--check`` compares). Each class is a
+text of hexadecimal code points and ``first-last`` ranges; bpe.py spells them
+out in each regular-expression engine's own syntax, so Python, tiktoken and
+Hugging Face cut text into the same chunks whatever Unicode version they know.
+"""
+'''
+
+# Each class: its name in bpe_unicode.py, what it holds, and the test for one character.
+CLASSES = [
+    ("LETTER_RANGES", "letters: Lu Ll Lt Lm Lo", lambda char: unicodedata.category(char)[0] == "L"),
+    ("UPPER_RANGES", "upper- and title-case letters: Lu Lt", lambda char: unicodedata.category(char) in ("Lu", "Lt")),
+    ("LOWER_RANGES", "lower-case letters: Ll", lambda char: unicodedata.category(char) == "Ll"),
+    ("OTHER_LETTER_RANGES", "letters without case: Lm Lo", lambda char: unicodedata.category(char) in ("Lm", "Lo")),
+    ("MARK_RANGES", "marks: Mn Mc Me", lambda char: unicodedata.category(char)[0] == "M"),
+    ("NUMBER_RANGES", "numbers: Nd Nl No", lambda char: unicodedata.category(char)[0] == "N"),
+    ("SPACE_RANGES", "Python's whitespace, str.isspace (the lab's and gpt2's)", str.isspace),
+    ("WHITE_SPACE_RANGES", "Unicode's White_Space property (tiktoken's \\s)",
+     lambda char: char.isspace() and char not in INFORMATION_SEPARATORS),
+]
 
 
 def ranges_where(is_member):
@@ -43,40 +73,36 @@ def ranges_where(is_member):
     return ranges
 
 
-def format_ranges(name, ranges):
+def format_ranges(name, comment, ranges):
     """A Python assignment holding ``ranges`` as hex text, a few per line."""
     items = [f"{first:04X}" if first == last else f"{first:04X}-{last:04X}" for first, last in ranges]
     lines = [" ".join(items[start:start + RANGES_PER_LINE]) for start in range(0, len(items), RANGES_PER_LINE)]
     body = "".join(f"    {line}\n" for line in lines)
-    return f'{name} = """\n{body}"""\n'
+    return f'\n# {comment}\n{name} = """\n{body}"""\n'
 
 
-def generated_block():
-    """The text between (and including) the markers."""
-    letters = ranges_where(lambda char: unicodedata.category(char) in {"Lu", "Ll", "Lt", "Lm", "Lo"})
-    numbers = ranges_where(lambda char: unicodedata.category(char) in {"Nd", "Nl", "No"})
-    spaces = ranges_where(str.isspace)
-    return (
-        f"{BEGIN} (make_unicode_ranges.py; do not edit by hand)\n"
-        f'UNICODE_VERSION = "{UNICODE_VERSION}"\n'
-        + format_ranges("LETTER_RANGES", letters)
-        + format_ranges("NUMBER_RANGES", numbers)
-        + format_ranges("SPACE_RANGES", spaces)
-        + f"{END}\n"
-    )
+def case_variants():
+    """Each contraction letter with every character that folds to it, as a Python assignment."""
+    variants = {
+        letter: "".join(chr(code) for code in range(sys.maxunicode + 1) if chr(code).casefold() == letter)
+        for letter in CONTRACTION_LETTERS
+    }
+    lines = "".join(f"    {letter!r}: {shown!a},\n" for letter, shown in variants.items())
+    return f"\n# The letters of contractions, each with every character whose case folding is it.\nCASE_VARIANTS = {{\n{lines}}}\n"
 
 
-def with_new_block(module_text):
-    """``module_text`` with its generated block replaced by a fresh one."""
-    start = module_text.index(BEGIN)
-    end = module_text.index(END) + len(END) + 1
-    return module_text[:start] + generated_block() + module_text[end:]
+def generated_module():
+    """The whole text of bpe_unicode.py."""
+    parts = [MODULE_DOCSTRING.format(version=UNICODE_VERSION), f'\nUNICODE_VERSION = "{UNICODE_VERSION}"\n']
+    parts += [format_ranges(name, comment, ranges_where(test)) for name, comment, test in CLASSES]
+    parts.append(case_variants())
+    return "".join(parts)
 
 
 def main(argv=None):
-    """Rewrite or check bpe.py's generated block; return the exit status."""
+    """Rewrite or check bpe_unicode.py; return the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help=f"exit 1 if {MODULE_PATH}'s block differs")
+    parser.add_argument("--check", action="store_true", help=f"exit 1 if {MODULE_PATH} differs")
     args = parser.parse_args(argv)
     if unicodedata.unidata_version != UNICODE_VERSION:
         print(
@@ -85,18 +111,22 @@ def main(argv=None):
             file=sys.stderr,
         )
         return 1
-    with open(MODULE_PATH, encoding="utf-8") as stream:
-        current = stream.read()
-    fresh = with_new_block(current)
+    fresh = generated_module()
     if args.check:
-        if fresh != current:
+        try:
+            with open(MODULE_PATH, encoding="utf-8") as stream:
+                current = stream.read()
+        except OSError as error:
+            current = None
+            print(f"{MODULE_PATH}: cannot read it ({error.strerror})", file=sys.stderr)
+        if current != fresh:
             print(f"{MODULE_PATH}: the generated character classes differ; run make_unicode_ranges.py",
                   file=sys.stderr)
             return 1
         print(f"{MODULE_PATH}: character classes match Unicode {UNICODE_VERSION}")
         return 0
     write_text_atomic(MODULE_PATH, fresh)
-    print(f"wrote the Unicode {UNICODE_VERSION} character classes into {MODULE_PATH}")
+    print(f"wrote the Unicode {UNICODE_VERSION} character classes to {MODULE_PATH}")
     return 0
 
 

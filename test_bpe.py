@@ -18,6 +18,7 @@ from collections import Counter
 from unittest import mock
 
 import bpe
+import bpe_unicode
 from bpe import UNK, Tokenizer, chunks, reference_encode, reference_train
 from make_corpus import make_corpus
 
@@ -142,9 +143,16 @@ class FailureTests(unittest.TestCase):
     """Wrong arguments get a clear error naming the problem."""
 
     def test_decode_refuses_ids_outside_the_vocabulary(self):
-        for ids in ([5, 96], [-1], [True], [1.0], ["3"], [None], [[1]]):
+        for ids in ([5, 96], [-1], [True], [False, 3]):
             with self.subTest(ids=ids):
                 with self.assertRaisesRegex(ValueError, "outside the vocabulary") as caught:
+                    LAB.decode(ids)
+                self.assertIn(repr(ids[0]), str(caught.exception))
+
+    def test_decode_refuses_ids_that_are_not_integers(self):
+        for ids in ([1.0], ["3"], [None], [[1]], [5, 2.5]):
+            with self.subTest(ids=ids):
+                with self.assertRaisesRegex(TypeError, "ids must hold ints") as caught:
                     LAB.decode(ids)
                 self.assertIn(repr(ids[-1]), str(caught.exception))
 
@@ -223,10 +231,10 @@ class FailureTests(unittest.TestCase):
             Tokenizer.load(0)
         with self.assertRaisesRegex(TypeError, "paths"):
             Tokenizer.train_from_files([0], 40)
-        with self.assertRaisesRegex(ValueError, "level"):
-            Tokenizer(None, [], level="words")
-        with self.assertRaisesRegex(ValueError, "no alphabet of its own"):
-            Tokenizer(5, [], level="bytes")
+        with self.assertRaisesRegex(TypeError, "byte_level must be True or False"):
+            Tokenizer(None, [], byte_level="words")
+        with self.assertRaisesRegex(ValueError, "256 byte display characters"):
+            Tokenizer(5, [], byte_level=True)
 
 
 class FileTests(unittest.TestCase):
@@ -472,7 +480,7 @@ class LargerCorporaTests(unittest.TestCase):
         for trial in range(200):
             text = random_corpus(rng, words=60) + rng.choice(["", " ", "x", "\n"])
             size = rng.randint(1, 40)
-            pieces = list(bpe.safe_pieces(bpe.text_blocks(text, size)))
+            pieces = list(bpe.safe_blocks(bpe.text_blocks(text, size)))
             self.assertEqual("".join(pieces), text)
             self.assertEqual([c for piece in pieces for c in chunks(piece)], chunks(text))
 
@@ -509,8 +517,10 @@ class LargerCorporaTests(unittest.TestCase):
                 Tokenizer.train_from_counts(chunk_counts, 40)
         with self.assertRaisesRegex(TypeError, "chunk_counts"):
             Tokenizer.train_from_counts([("ab", 2)], 40)
-        with self.assertRaisesRegex(ValueError, "'<s>' holds the special token '<s>'"):
-            Tokenizer.train_from_counts({"ab": 3, "<s>": 2}, 40, special_tokens=["<s>"])
+        with self.assertRaisesRegex(ValueError, "'a<s>' holds the special token '<s>'"):
+            Tokenizer.train_from_counts({"ab": 3, "a<s>": 2}, 40, special_tokens=["<s>"])
+        with_special = Tokenizer.train_from_counts({"ab": 3, "<s>": 2}, 40, special_tokens=["<s>"])
+        self.assertEqual((with_special.alphabet, with_special.special_tokens), (["a", "b"], {"<s>": 4}))
         with self.assertRaisesRegex(ValueError, "empty text"):
             Tokenizer.train_from_counts({}, 40)
 
@@ -524,7 +534,7 @@ class LargerCorporaTests(unittest.TestCase):
         self.assertEqual(calls[-1], (81, 100))
         self.assertLessEqual(len(calls), 101)
         long_run = []
-        bpe.train_merges(Counter(chunks(CORPUS * 3)), 10 ** 4, lambda *call: long_run.append(call))
+        bpe.train_merges(Counter(chunks(CORPUS * 3)), 10 ** 4, progress=lambda *call: long_run.append(call))
         self.assertLessEqual(len(long_run), 102)
 
     def test_each_merge_is_reported_as_it_is_learned(self):
@@ -588,7 +598,7 @@ def byte_level_lab():
 
 
 BYTES = byte_level_lab()
-PLAIN_BYTES = Tokenizer(None, [], level="bytes")
+PLAIN_BYTES = Tokenizer(None, [], byte_level=True)
 
 
 class ByteLevelTests(unittest.TestCase):
@@ -711,8 +721,10 @@ class SpecialTokenTests(unittest.TestCase):
         self.assertEqual(tokenizer.merges, [("a", "b")])
 
     def test_bad_special_tokens_are_refused(self):
-        for specials, message in ((["a b"], "whitespace"), (["<s>", "<s>"], "already a token"),
-                                  ([""], "non-empty"), (["a"], "already a token"), ("<s>", "list")):
+        for specials, message in ((["a b"], "whitespace"), (["<s>", "<s>"], "given twice"),
+                                  ([""], "non-empty"), (["a"], "already an ordinary token"), ("<s>", "list"),
+                                  ([UNK], "unknown-character token"), ({"<s>": 2}, "IDs from 3 on"),
+                                  ({"<s>": 4, "<t>": 4}, "share ID 4"), ({"<s>": True}, "int IDs")):
             with self.subTest(specials=specials), self.assertRaisesRegex(ValueError, message):
                 Tokenizer(["a", "b"], [], special_tokens=specials)
         with self.assertRaisesRegex(ValueError, "not a special token"):
@@ -722,7 +734,7 @@ class SpecialTokenTests(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "allowed_special"):
             BYTES.encode("x", allowed_special=[[1]])
         with self.assertRaisesRegex(ValueError, "lone surrogate"):
-            Tokenizer(None, [], level="bytes", special_tokens=["<\ud800>"])
+            Tokenizer(None, [], byte_level=True, special_tokens=["<\ud800>"])
 
 
 class FormatTwoTests(unittest.TestCase):
@@ -765,8 +777,9 @@ class FormatTwoTests(unittest.TestCase):
             (dict(good, pattern=" ?\\w+"), "unknown pattern"),
             (dict(good, pattern=["gpt2"]), "must be the name of a built-in pattern"),
             (dict(good, pattern=None), "must be the name of a built-in pattern"),
-            (dict(good, special_tokens={"<|endoftext|>": 7}), "special token IDs must follow the merges"),
-            (dict(good, special_tokens={"<|endoftext|>": True}), "int ID"),
+            (dict(good, special_tokens={"<|endoftext|>": 7}), "special tokens take int IDs from 399 on"),
+            (dict(good, special_tokens={"<|endoftext|>": True}), "int IDs"),
+            (dict(good, bytes=bpe.BYTE_TO_CHAR[::-1][:255]), "256 GPT-2 display characters"),
             (dict(good, special_tokens=["<|endoftext|>"]), "object mapping"),
             (dict(good, merges=[["Ġ", "x"], ["Ġ", "x"]]), "already a token"),
             (dict(good, merges=[[" ", "x"]]), "not a token at that point"),
@@ -779,6 +792,9 @@ class FormatTwoTests(unittest.TestCase):
                 Tokenizer.load(path)
             self.assertIn(message, str(caught.exception))
             self.assertIn(path, str(caught.exception))
+        for body in ({1: 2, **good}, {**LAB.to_json(), (1, 2): 3}):
+            with self.assertRaisesRegex(ValueError, "every key must be a string"):
+                Tokenizer.from_json(body)
 
 
 class PatternTests(unittest.TestCase):
@@ -788,7 +804,8 @@ class PatternTests(unittest.TestCase):
         for name in bpe.PATTERN_TEMPLATES:
             for syntax in ("python", "rust", "oniguruma"):
                 escapes = set(re.findall(r"\\(.)", bpe.pattern_source(name, syntax)))
-                self.assertLessEqual(escapes, {"u", "U", "x"}, (name, syntax))
+                # Code points, line breaks and the end of the text are the only escapes.
+                self.assertLessEqual(escapes, {"u", "U", "x", "r", "n", "Z", "z"}, (name, syntax))
 
     def test_every_character_lands_in_exactly_one_chunk(self):
         rng = random.Random(12)
@@ -803,20 +820,28 @@ class PatternTests(unittest.TestCase):
             ["I", "'ll", " say", ":", " don", "'t", " ", " stop", "__", " 123", "abc", "\n\n", " x"],
         )
 
-    @unittest.skipUnless(unicodedata.unidata_version == bpe.UNICODE_VERSION, "needs the pinned Unicode version")
+    @unittest.skipUnless(unicodedata.unidata_version == bpe_unicode.UNICODE_VERSION, "needs the pinned Unicode version")
     def test_classes_match_the_pinned_unicode_version(self):
         everything = "".join(chr(code) for code in range(0x110000))
+        category = unicodedata.category
         classes = {
-            "letter": ("[" + bpe.character_class(bpe.LETTER_RANGES, "python") + "]", lambda char: unicodedata.category(char)[0] == "L"),
-            "number": ("[" + bpe.character_class(bpe.NUMBER_RANGES, "python") + "]", lambda char: unicodedata.category(char)[0] == "N"),
-            "space": ("[" + bpe.character_class(bpe.SPACE_RANGES, "python") + "]", lambda char: re.match(r"\s", char) is not None),
+            "LETTER_RANGES": lambda char: category(char)[0] == "L",
+            "UPPER_RANGES": lambda char: category(char) in ("Lu", "Lt"),
+            "LOWER_RANGES": lambda char: category(char) == "Ll",
+            "OTHER_LETTER_RANGES": lambda char: category(char) in ("Lm", "Lo"),
+            "MARK_RANGES": lambda char: category(char)[0] == "M",
+            "NUMBER_RANGES": lambda char: category(char)[0] == "N",
+            "SPACE_RANGES": lambda char: re.match(r"\s", char) is not None,
+            "WHITE_SPACE_RANGES": lambda char: char in "\t\n\v\f\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000"
+                                               or "\u2000" <= char <= "\u200a",
         }
-        for name, (pattern, is_member) in classes.items():
+        for name, is_member in classes.items():
             with self.subTest(name):
+                pattern = bpe._one_of(getattr(bpe_unicode, name), "python")
                 self.assertEqual(set(re.findall(pattern, everything)), set(filter(is_member, everything)))
 
-    @unittest.skipUnless(unicodedata.unidata_version == bpe.UNICODE_VERSION, "needs the pinned Unicode version")
-    def test_generated_block_is_current(self):
+    @unittest.skipUnless(unicodedata.unidata_version == bpe_unicode.UNICODE_VERSION, "needs the pinned Unicode version")
+    def test_generated_tables_are_current(self):
         result = subprocess.run(
             [sys.executable, "make_unicode_ranges.py", "--check"], cwd=ROOT, capture_output=True, text=True
         )
@@ -855,7 +880,7 @@ class TiktokenTests(unittest.TestCase):
     def test_exports_are_refused_when_tiktoken_would_differ(self):
         with self.assertRaisesRegex(ValueError, "only a byte-level tokenizer"):
             LAB.to_tiktoken()
-        ambiguous = Tokenizer(None, [("b", "c"), ("a", "b"), ("ab", "c")], level="bytes")
+        ambiguous = Tokenizer(None, [("b", "c"), ("a", "b"), ("ab", "c")], byte_level=True)
         with self.assertRaisesRegex(ValueError, "'abc' as 'a' \\+ 'bc'"):
             ambiguous.to_tiktoken()
 

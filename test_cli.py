@@ -154,9 +154,8 @@ class CommandLineTestCase(unittest.TestCase):
         self.assertEqual(result.stdout, b"")
         self.assertNotIn("Traceback", stderr)
         self.assertIn(message, stderr)
-        if status == 1:
-            self.assertEqual(stderr.count("\n"), 1, stderr)
-            self.assertTrue(stderr.startswith("bpe: "), stderr)
+        self.assertEqual(stderr.count("\n"), 1, stderr)
+        self.assertTrue(stderr.startswith("bpe: "), stderr)
 
 
 class TrainTests(CommandLineTestCase):
@@ -204,22 +203,28 @@ class TrainTests(CommandLineTestCase):
             ("train", CORPUS, "--vocab-size", "50", "-o", os.path.join(missing, "x.json")),
             ("train", bad_utf8, "--vocab-size", "50", "-o", bad_utf8),
         )
-        messages = [f"bpe: {missing}: No such file or directory", f"bpe: {bad_utf8}: not valid UTF-8",
-                    "smaller than the 28 base tokens", "cannot write here", "is also a training file"]
+        messages = [f"bpe: {missing}: No such file or directory", f"bpe: {bad_utf8}: not valid UTF-8 (byte 3",
+                    "smaller than the 28 base tokens", "cannot write here", "is also an input file"]
         for result, message in zip(results, messages):
             self.assertFails(result, message)
         self.assertFalse(os.path.exists(out))
         with open(bad_utf8, "rb") as stream:
             self.assertEqual(stream.read(), "café".encode("latin-1"))
 
-    def test_usage_errors_have_status_2(self):
+    def test_usage_errors_are_one_line_with_status_2(self):
         results = run_all(
             ("train", CORPUS, "-o", "x.json"),
             ("train", CORPUS, "-", "--vocab-size", "50", "-o", "x.json"),
             ("train", CORPUS, "--vocab-size", "many", "-o", "x.json"),
+            ("train", CORPUS, "--vocab-size", "0", "-o", "x.json"),
+            ("train", CORPUS, "--vocab-size", "-1", "-o", "x.json"),
+            ("train", CORPUS, "--vocab-size", "96", "--ties", "random", "-o", "x.json"),
         )
-        for result, message in zip(results, ["--vocab-size", "standard input", "invalid int"]):
+        messages = ["--vocab-size", "standard input", "expected a positive whole number, not 'many'",
+                    "not '0'", "not '-1'", "invalid choice: 'random'"]
+        for result, message in zip(results, messages):
             self.assertFails(result, message, status=2)
+        self.assertFalse(os.path.exists(os.path.join(ROOT, "x.json")))
 
     @unittest.skipIf(pty is None, "needs a pseudo-terminal")
     def test_progress_is_shown_on_a_terminal(self):
@@ -261,9 +266,12 @@ class EncodeDecodeTests(CommandLineTestCase):
         self.assertTrue(encoded.endswith(b" 1 1\n"))  # the trailing newlines were encoded (ID 1 is "\n")
 
     def test_unknown_characters_decode_to_the_replacement_character(self):
-        encoded, decoded = self.round_trip(LAB, "café ☕\n".encode())
-        self.assertEqual(encoded, b"7 5 0 0 2 0 1\n")
-        self.assertEqual(decoded, "ca\ufffd\ufffd \ufffd\n".encode())
+        encoded = run("encode", "-t", LAB, "-", stdin="café ☕\n".encode())
+        self.assertEqual(encoded.stdout, b"7 5 0 0 2 0 1\n")
+        self.assertEqual(encoded.stderr.decode(), "bpe: note: 3 characters not in the tokenizer's alphabet became "
+                         "<unk> (ID 0); a byte-level tokenizer (train --bytes) knows every character\n")
+        decoded = run("decode", "-t", LAB, "-", stdin=encoded.stdout)
+        self.assertEqual(decoded.stdout, "ca\ufffd\ufffd \ufffd\n".encode())
 
     def test_byte_level_round_trips_everything_even_a_cut_character(self):
         data = "café ☕\r\n".encode()
@@ -321,7 +329,8 @@ class ShowTests(CommandLineTestCase):
 
     def test_piped_output_is_plain(self):
         result = run("show", "-t", LAB, self.TEXT)
-        self.assertSucceeds(result)
+        self.assertEqual((result.returncode, result.stderr.count(b"\n")), (0, 1))
+        self.assertIn(b"2 characters not in the tokenizer's alphabet", result.stderr)
         self.assertEqual(result.stdout.decode(), self.PLAIN)
 
     def test_marks_and_the_boundary_are_escaped_where_they_are_text(self):
@@ -345,14 +354,17 @@ class ShowTests(CommandLineTestCase):
         styles = [style for style, _ in styled]
         self.assertTrue(all(left != right for left, right in zip(styles, styles[1:])), styles)
         self.assertEqual([token for style, token in styled if style in RED], ["f", "é"])
-        self.assertEqual(ANSI.sub("", text), self.UNCOLOURED)
+        note, shown = ANSI.sub("", text).split("\r\n", 1)
+        self.assertIn("2 characters not in the tokenizer's alphabet", note)
+        self.assertEqual(shown, self.UNCOLOURED)
 
     @unittest.skipIf(pty is None, "needs a pseudo-terminal")
-    def test_no_color_keeps_a_terminal_plain(self):
-        output, status = run_in_terminal("show", "-t", LAB, self.TEXT, env=dict(ENV, NO_COLOR="1"))
-        self.assertEqual(status, 0)
-        self.assertNotIn(b"\x1b[", output)
-        self.assertEqual(output.decode(), self.PLAIN.replace("\n", "\r\n"))
+    def test_no_color_or_a_dumb_terminal_keeps_a_terminal_plain(self):
+        for setting in ({"NO_COLOR": "1"}, {"TERM": "dumb"}):
+            output, status = run_in_terminal("show", "-t", LAB, self.TEXT, env=dict(ENV, **setting))
+            self.assertEqual(status, 0)
+            self.assertNotIn(b"\x1b[", output)
+            self.assertEqual(output.decode().split("\r\n", 1)[1], self.PLAIN.replace("\n", "\r\n"))
 
 
 class ExplainTests(CommandLineTestCase):
@@ -392,23 +404,35 @@ class ExplainTests(CommandLineTestCase):
 
 class InspectTests(CommandLineTestCase):
 
-    def test_the_vocabulary_table(self):
+    def test_merges_in_the_order_learned(self):
         result = run("inspect", "-t", LAB)
         self.assertSucceeds(result)
-        rows = [line.split() for line in result.stdout.decode().splitlines()]
-        self.assertEqual(len(rows), 1 + 96)
-        self.assertEqual(rows[:4], [["ID", "token", "made", "from"], ["0", "<unk>"], ["1", "↵"], ["2", "␣"]])
-        self.assertEqual(rows[1 + 30], ["30", "␣the", "␣t", "+", "he"])
+        summary, *rows = [line.split() for line in result.stdout.decode().splitlines()]
+        self.assertEqual(" ".join(summary), "28 base tokens (characters + <unk>), IDs 0-27; 68 merges; 0 special tokens")
+        self.assertEqual(len(rows), 1 + 68)
+        self.assertEqual(rows[:3], [["ID", "token", "made", "from"], ["28", "␣t", "␣", "+", "t"], ["29", "he", "h", "+", "e"]])
+        self.assertEqual(rows[1 + 2], ["30", "␣the", "␣t", "+", "he"])
 
-    def test_top_and_byte_level_with_a_special_token(self):
+    def test_top_means_the_newest_merges_and_byte_level_starts_with_merges(self):
         everything, top, zero = run_all(("inspect", "-t", BYTES), ("inspect", "-t", LAB, "--top", "5"),
-                                        ("inspect", "-t", LAB, "--top", "0"))
-        rows = [line.split() for line in everything.stdout.decode().splitlines()]
-        self.assertEqual(rows[1 + 32], ["32", "␣"])
-        self.assertEqual(rows[1 + 256], ["256", "␣t", "␣", "+", "t"])
+                                        ("inspect", "-t", LAB, "--top", "-1"))
+        summary, header, *rows = [line.split() for line in everything.stdout.decode().splitlines()]
+        self.assertEqual(summary[:3], ["256", "base", "tokens"])
+        self.assertEqual(rows[0], ["256", "␣t", "␣", "+", "t"])
         self.assertEqual(rows[-1], ["299", "<|end|>", "special"])
-        self.assertEqual(len(top.stdout.splitlines()), 1 + 5)
-        self.assertFails(zero, "positive", status=2)
+        top_rows = [line.split()[0] for line in top.stdout.decode().splitlines()[2:]]
+        self.assertEqual(top_rows, ["91", "92", "93", "94", "95"])
+        self.assertFails(zero, "expected a whole number", status=2)
+
+    def test_columns_are_not_padded_past_a_long_token(self):
+        path = write(FOLDER, "long.json", json.dumps(
+            {"format_version": 1, "alphabet": ["a", "b"], "merges": [["a", "a"], ["aa", "aa"], ["aaaa", "aaaa"],
+                                                                        ["aaaaaaaa", "aaaaaaaa"],
+                                                                        ["aaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaa"],
+                                                                        ["a", "b"]]}).encode())
+        lines = run("inspect", "-t", path).stdout.decode().splitlines()
+        self.assertEqual(lines[-1], " 8  ab" + " " * 22 + "  a + b")
+        self.assertLess(max(map(len, lines)), 32 + 2 * 24 + 10)
 
 
 class UsageTests(CommandLineTestCase):
