@@ -542,18 +542,20 @@ def train_merges(chunk_counts, max_merges, *, ties="smallest", progress=None, on
     """
     tokens, coded, weights = _code_chunks(chunk_counts)
     pair_counts, pair_chunks, first_seen = _index_pairs(coded, weights)
-    tie_key = _smallest_key(tokens) if ties == "smallest" else _FirstOccurrence(coded, pair_chunks, tokens)
-    heap = [(-count, tie_key(pair, first_seen[pair]), pair) for pair, count in pair_counts.items()]
+    order = _SmallestPair(tokens) if ties == "smallest" else _FirstOccurrence(tokens, coded, pair_chunks)
+    heap = [(-count, order.key_at(pair, first_seen[pair]), pair) for pair, count in pair_counts.items()]
     heapq.heapify(heap)
     learned = []
     while len(learned) < max_merges and heap:
         negative_count, key, pair = heapq.heappop(heap)
         count = pair_counts[pair]
-        if count == 0:
-            continue  # used up by earlier merges
-        current = (-count, tie_key(pair))
-        if current != (negative_count, key):
-            heapq.heappush(heap, (*current, pair))
+        if count != -negative_count:  # occurrences were used up: back in, with the count it has now
+            if count:
+                heapq.heappush(heap, (-count, key, pair))
+            continue
+        current = order.key_now(pair, key)
+        if current != key:  # its first occurrence was used up
+            heapq.heappush(heap, (negative_count, current, pair))
             continue
         if count < 2:
             break
@@ -569,19 +571,55 @@ def train_merges(chunk_counts, max_merges, *, ties="smallest", progress=None, on
         del pair_counts[pair]
         pair_counts.update(created)
         for gained, gained_count in created.items():
-            heapq.heappush(heap, (-gained_count, tie_key(gained, first[gained]), gained))
+            heapq.heappush(heap, (-gained_count, order.key_at(gained, first[gained]), gained))
         report_progress(progress, len(learned), max_merges)
     report_progress(progress, len(learned), max_merges, finished=True)
     return learned
 
 
-def _smallest_key(tokens):
-    """The ``"smallest"`` tie key: the pair of tokens a pair of codes stands for."""
+class _SmallestPair:
+    """The ``"smallest"`` tie key of a pair of codes: the pair of tokens it stands for, which never changes."""
 
-    def tie_key(pair, where=None):
-        return tokens[ord(pair[0])], tokens[ord(pair[1])]
+    def __init__(self, tokens):
+        self.tokens = tokens
 
-    return tie_key
+    def key_at(self, pair, where):
+        return self.tokens[ord(pair[0])], self.tokens[ord(pair[1])]
+
+    def key_now(self, pair, key):
+        return key
+
+
+class _FirstOccurrence:
+    """The ``"first-seen"`` tie key of a pair of codes: (chunk number, offset of its first occurrence).
+
+    Offsets count base tokens (characters or bytes), which merging never
+    moves, so a key can only grow as occurrences disappear. Adding up token
+    lengths to find an offset takes time, so a pair enters the heap with a
+    cheap lower bound, its position among the chunk's tokens (no token is
+    shorter than one base token), and its exact key is worked out only when
+    it reaches the top. A pair's chunks are listed in chunk order; ``start``
+    remembers how many no longer hold it, so each list is walked once.
+    """
+
+    def __init__(self, tokens, coded, pair_chunks):
+        self.tokens, self.coded, self.pair_chunks = tokens, coded, pair_chunks
+        self.start = {}
+
+    def key_at(self, pair, where):
+        """A lower bound of the key of an occurrence at ``where``: (chunk number, position in the coded chunk)."""
+        return where
+
+    def key_now(self, pair, key):
+        """The exact key of ``pair`` where it first occurs now."""
+        listed = self.pair_chunks[pair]
+        at = self.start.get(pair, 0)
+        while pair not in self.coded[listed[at]]:
+            at += 1
+        self.start[pair] = at
+        chunk = self.coded[listed[at]]
+        before = chunk[:chunk.find(pair)]
+        return listed[at], sum(map(len, map(self.tokens.__getitem__, map(ord, before))))
 
 
 def _code_chunks(chunk_counts):
@@ -672,32 +710,6 @@ def _merge_everywhere(pair, new, coded, weights, pair_counts, pair_chunks):
                     gain(new + after, index, position)
             position = chunk.find(new, position + 1)
     return created, first
-
-
-class _FirstOccurrence:
-    """The ``"first-seen"`` tie key of a pair: (chunk number, offset of its first occurrence).
-
-    Offsets count base tokens (characters or bytes), which merging never
-    moves, so a key can only grow as occurrences disappear. A pair's chunks
-    are listed in chunk order; ``start`` remembers how many of them no longer
-    hold it, so each list is walked once over the whole run.
-    """
-
-    def __init__(self, coded, pair_chunks, tokens):
-        self.coded, self.pair_chunks, self.tokens = coded, pair_chunks, tokens
-        self.start = {}
-
-    def __call__(self, pair, where=None):
-        """The key of ``pair``, at ``where`` (chunk number, position) if known, else where it now first occurs."""
-        if where is None:
-            listed = self.pair_chunks[pair]
-            at = self.start.get(pair, 0)
-            while pair not in self.coded[listed[at]]:
-                at += 1
-            self.start[pair] = at
-            where = (listed[at], self.coded[listed[at]].find(pair))
-        index, position = where
-        return index, sum(len(self.tokens[ord(code)]) for code in self.coded[index][:position])
 
 
 # Encoding. ``encode_chunk`` equals ``reference_encode``, in time that grows
