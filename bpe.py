@@ -44,8 +44,33 @@ import tempfile
 import threading
 from collections import Counter
 from itertools import chain
+from typing import BinaryIO, Callable, Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 import bpe_unicode
+
+Token = Union[str, bytes]
+"""A token: a string of characters, or (inside training at the byte level) a string of bytes."""
+Pair = tuple
+"""Two adjacent tokens, (left, right)."""
+PathLike = Union[str, "os.PathLike[str]"]
+SpecialChoice = Union[str, Iterable[str]]
+"""``"all"``, or a collection of special tokens' texts."""
+
+__all__ = [
+    # 1. BPE by definition
+    "merge_pair", "count_pairs", "best_pair", "TIE_RULES", "reference_train", "reference_encode",
+    # 2. Chunks
+    "chunks", "PATTERNS", "pattern_source", "last_safe_cut", "safe_blocks", "text_blocks", "BLOCK_SIZE",
+    # 3. Bytes
+    "BYTE_TO_CHAR", "CHAR_TO_BYTE", "bytes_to_display", "display_to_bytes", "replace_lone_surrogates",
+    # 4. The fast engine
+    "train_merges", "encode_chunk", "chunker", "count_chunks", "CACHE_LIMIT",
+    # 6. The Tokenizer
+    "Tokenizer", "SpecialTokenInText", "UNK", "REPLACEMENT_CHARACTER",
+    # 7. Files
+    "FORMAT_VERSION", "READABLE_FORMATS", "MAX_FILE_BYTES", "read_file_bytes", "read_json", "stream_blocks",
+    "read_blocks", "check_output_path", "atomic_writer", "write_text_atomic",
+]
 
 # --------------------------------------------------------------------------
 # 1. BPE by definition
@@ -59,7 +84,7 @@ import bpe_unicode
 # the tests hold the two against each other.
 
 
-def merge_pair(tokens, pair):
+def merge_pair(tokens: Sequence[Token], pair: Pair) -> tuple:
     """Replace every non-overlapping occurrence of ``pair`` in ``tokens``, left to right.
 
     >>> merge_pair(("a", "a", "a", "b"), ("a", "a"))
@@ -80,7 +105,7 @@ def merge_pair(tokens, pair):
     return tuple(merged)
 
 
-def count_pairs(chunk_counts):
+def count_pairs(chunk_counts: Mapping[Sequence[Token], int]) -> Counter:
     """Count each adjacent pair of tokens, weighted by how often its chunk occurs.
 
     >>> count_pairs({("a", "a", "b"): 2, ("b", "a"): 1})
@@ -100,7 +125,7 @@ TIE_RULES = ("smallest", "first-seen")
 """How ``best_pair`` chooses among equally frequent pairs (see there)."""
 
 
-def best_pair(pair_counts, ties="smallest"):
+def best_pair(pair_counts: Mapping[Pair, int], ties: str = "smallest") -> Pair:
     """The most frequent pair; ``ties`` decides between equally frequent ones.
 
     ``"smallest"``, the lab's rule, takes the smallest pair in code-point
@@ -118,7 +143,8 @@ def best_pair(pair_counts, ties="smallest"):
     return max(pair_counts, key=pair_counts.__getitem__)  # max keeps the first of equals
 
 
-def reference_train(chunk_counts, max_merges, *, ties="smallest", progress=None):
+def reference_train(chunk_counts: Mapping[Sequence[Token], int], max_merges: int, *, ties: str = "smallest",
+                    progress: Optional[Callable[[int, int], None]] = None) -> list[tuple[Pair, int]]:
     """Learn up to ``max_merges`` merges the simple way: recount every pair after each merge.
 
     Returns ``(pair, count)`` for each merge, in the order learned. Training
@@ -161,7 +187,8 @@ def report_progress(progress, done, target, finished=False):
         progress(done, target)
 
 
-def reference_encode(tokens, merge_rank, *, on_merge=None):
+def reference_encode(tokens: Sequence[Token], merge_rank: Mapping[Pair, int], *,
+                     on_merge: Optional[Callable[[int, Pair, tuple], None]] = None) -> tuple:
     """Split one chunk by replaying merges, the simple way.
 
     ``tokens`` starts as the chunk's characters. Repeatedly find the adjacent
@@ -246,7 +273,7 @@ CONTRACTION = "(?:'{s}|'{t}|'{r}{e}|'{v}{e}|'{m}|'{l}{l}|'{d})"
 """GPT-4o's contractions, which may follow a letter run (in any case)."""
 
 
-def chunks(text, pattern="lab"):
+def chunks(text: str, pattern: str = "lab") -> list[str]:
     """Cut ``text`` into the chunks that merges may not cross.
 
     >>> chunks("at the park, mia")
@@ -264,13 +291,13 @@ def chunks(text, pattern="lab"):
     return found
 
 
-def compiled(pattern):
+def compiled(pattern: str) -> "re.Pattern[str]":
     """The compiled Python regex of a named chunk pattern."""
     _check_pattern(pattern)
     return _compiled_template(PATTERN_TEMPLATES[pattern])
 
 
-def pattern_source(name, syntax="python"):
+def pattern_source(name: str, syntax: str = "python") -> str:
     """The regular expression of a named pattern, in the syntax of ``python``, ``rust`` or ``oniguruma``.
 
     tiktoken's engine (Rust) and Hugging Face's (Oniguruma) both read code
@@ -397,7 +424,7 @@ REVERSED_SAFE_CUTS = {
 }
 
 
-def last_safe_cut(text, pattern="lab"):
+def last_safe_cut(text: str, pattern: str = "lab") -> int:
     """The last position in ``text`` where it may be cut without changing its chunks, or -1.
 
     >>> last_safe_cut("ab cd ef")
@@ -411,7 +438,7 @@ def last_safe_cut(text, pattern="lab"):
     return -1 if match is None else len(text) - 1 - match.start()
 
 
-def safe_blocks(blocks, pattern="lab"):
+def safe_blocks(blocks: Iterable[str], pattern: str = "lab") -> Iterator[str]:
     """Regroup a stream of text blocks into blocks that end at safe cuts.
 
     ``blocks`` may be cut anywhere (fixed-size reads of a file, say); the
@@ -440,7 +467,7 @@ BLOCK_SIZE = 1 << 20
 file), so that a long text never becomes one huge list of chunks in memory."""
 
 
-def text_blocks(text, block_size=BLOCK_SIZE):
+def text_blocks(text: str, block_size: int = BLOCK_SIZE) -> Iterator[str]:
     """A long string as consecutive slices of ``block_size`` characters."""
     for start in range(0, len(text), block_size):
         yield text[start:start + block_size]
@@ -476,7 +503,7 @@ BYTE_TO_CHAR = _byte_display_table()
 CHAR_TO_BYTE = {char: byte for byte, char in enumerate(BYTE_TO_CHAR)}
 
 
-def bytes_to_display(data):
+def bytes_to_display(data: bytes) -> str:
     """Bytes as their GPT-2 display characters.
 
     >>> bytes_to_display(" café".encode())
@@ -485,7 +512,7 @@ def bytes_to_display(data):
     return "".join([BYTE_TO_CHAR[byte] for byte in data])
 
 
-def display_to_bytes(text):
+def display_to_bytes(text: str) -> bytes:
     """The bytes a display string stands for: ``"Ġhi"`` -> ``b" hi"``."""
     return bytes([CHAR_TO_BYTE[char] for char in text])
 
@@ -493,7 +520,7 @@ def display_to_bytes(text):
 SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def replace_lone_surrogates(text):
+def replace_lone_surrogates(text: str) -> str:
     """Replace lone surrogates (which UTF-8 cannot encode) with U+FFFD, as tiktoken does.
 
     A high and a low surrogate that stand next to each other are read as the
@@ -529,7 +556,9 @@ def replace_lone_surrogates(text):
 # token, so each pair's list of chunks is filled once, in chunk order.
 
 
-def train_merges(chunk_counts, max_merges, *, ties="smallest", progress=None, on_merge=None):
+def train_merges(chunk_counts: Mapping[Sequence[Token], int], max_merges: int, *, ties: str = "smallest",
+                 progress: Optional[Callable[[int, int], None]] = None,
+                 on_merge: Optional[Callable[[int, Pair, int], None]] = None) -> list[tuple[Pair, int]]:
     """Learn exactly what ``reference_train`` learns, updating counts incrementally.
 
     The most frequent pair comes from a heap ordered by (-count, tie key):
@@ -717,7 +746,7 @@ def _merge_everywhere(pair, new, coded, weights, pair_counts, pair_chunks):
 # characters (a long run without spaces).
 
 
-def encode_chunk(ids, merged_id):
+def encode_chunk(ids: Sequence[int], merged_id: Mapping[tuple[int, int], int]) -> list[int]:
     """Replay merges on one chunk's IDs, giving what ``reference_encode`` gives, in near-linear time.
 
     ``merged_id`` maps a pair of IDs to the ID of its merge. Merged IDs grow
@@ -774,12 +803,12 @@ def encode_chunk(ids, merged_id):
 # the chunks join up to the text, which the tests make instead).
 
 
-def chunker(pattern):
+def chunker(pattern: str) -> Callable[[str], list[str]]:
     """A function that cuts text into chunks exactly as ``chunks(text, pattern)`` does, faster."""
     return compiled(pattern).findall
 
 
-def count_chunks(blocks, pattern="lab", *, special_tokens=()):
+def count_chunks(blocks: Iterable[str], pattern: str = "lab", *, special_tokens: Iterable[str] = ()) -> Counter:
     """Count each distinct chunk of a text given as blocks, which may be cut anywhere.
 
     >>> count_chunks(["the cat", " the h", "at"])
@@ -1163,7 +1192,8 @@ class Tokenizer:
     ``len(tok)`` (also ``tok.n_vocab``) is the number of IDs.
     """
 
-    def __init__(self, alphabet, merges, *, byte_level=False, pattern=None, special_tokens=()):
+    def __init__(self, alphabet: Optional[Sequence[str]], merges: Sequence[tuple[str, str]], *, byte_level: bool = False,
+                 pattern: Optional[str] = None, special_tokens: Union[Sequence[str], Mapping[str, int]] = ()):
         """Build a tokenizer from its base tokens and merge list, checking both.
 
         ``alphabet``: the sorted characters, or at the byte level None (the
@@ -1225,19 +1255,21 @@ class Tokenizer:
             f"merges={len(self.merges)}, special_tokens={len(self.special_tokens)})"
         )
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.vocab)
 
     @property
-    def n_vocab(self):
+    def n_vocab(self) -> int:
         """The number of IDs, special tokens and any gaps included (as tiktoken counts)."""
         return len(self.vocab)
 
     # -- training ----------------------------------------------------------
 
     @classmethod
-    def train(cls, text, vocab_size, *, byte_level=False, pattern=None, special_tokens=(), ties="smallest",
-              progress=None, on_merge=None):
+    def train(cls, text: str, vocab_size: int, *, byte_level: bool = False, pattern: Optional[str] = None,
+              special_tokens: Sequence[str] = (), ties: str = "smallest",
+              progress: Optional[Callable[[int, int], None]] = None,
+              on_merge: Optional[Callable[[int, dict], None]] = None) -> "Tokenizer":
         """Learn merges from ``text`` until the vocabulary has ``vocab_size`` entries.
 
         Training stops earlier when no pair occurs at least twice; ``history``
@@ -1266,8 +1298,11 @@ class Tokenizer:
         return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge)
 
     @classmethod
-    def train_from_files(cls, paths, vocab_size, *, byte_level=False, pattern=None, special_tokens=(),
-                         ties="smallest", progress=None, on_merge=None, block_size=BLOCK_SIZE):
+    def train_from_files(cls, paths: Sequence[PathLike], vocab_size: int, *, byte_level: bool = False,
+                         pattern: Optional[str] = None, special_tokens: Sequence[str] = (), ties: str = "smallest",
+                         progress: Optional[Callable[[int, int], None]] = None,
+                         on_merge: Optional[Callable[[int, dict], None]] = None,
+                         block_size: int = BLOCK_SIZE) -> "Tokenizer":
         """Train on UTF-8 files as if they were one concatenated text, without holding it.
 
         The files are read ``block_size`` bytes at a time and cut only where a
@@ -1284,8 +1319,10 @@ class Tokenizer:
         return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge)
 
     @classmethod
-    def train_from_counts(cls, chunk_counts, vocab_size, *, byte_level=False, pattern=None, special_tokens=(),
-                          ties="smallest", progress=None, on_merge=None):
+    def train_from_counts(cls, chunk_counts: Mapping[str, int], vocab_size: int, *, byte_level: bool = False,
+                          pattern: Optional[str] = None, special_tokens: Sequence[str] = (), ties: str = "smallest",
+                          progress: Optional[Callable[[int, int], None]] = None,
+                          on_merge: Optional[Callable[[int, dict], None]] = None) -> "Tokenizer":
         """Train on chunk counts made elsewhere (``count_chunks``, a process pool, a cluster job).
 
         ``chunk_counts`` maps each chunk string, exactly as ``chunks`` cuts it
@@ -1343,7 +1380,8 @@ class Tokenizer:
 
     # -- encoding ----------------------------------------------------------
 
-    def encode(self, text, *, allowed_special=(), disallowed_special="all"):
+    def encode(self, text: str, *, allowed_special: SpecialChoice = (),
+               disallowed_special: SpecialChoice = "all") -> list[int]:
         """Turn ``text`` into a list of token IDs.
 
         >>> Tokenizer(["a", "b", "c"], [("a", "b")]).encode("abcabd")
@@ -1368,7 +1406,8 @@ class Tokenizer:
                 ids.append(special_id)
         return ids
 
-    def tokens(self, text, *, allowed_special=(), disallowed_special="all"):
+    def tokens(self, text: str, *, allowed_special: SpecialChoice = (),
+               disallowed_special: SpecialChoice = "all") -> list[str]:
         """Split ``text`` into token strings (``<unk>`` for unknown characters, GPT-2 display form for bytes).
 
         >>> Tokenizer(None, [("Ġ", "c")], byte_level=True).tokens(" café")
@@ -1377,7 +1416,8 @@ class Tokenizer:
         ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
         return [self.vocab[token_id] for token_id in ids]
 
-    def encode_with_offsets(self, text, *, allowed_special=(), disallowed_special="all"):
+    def encode_with_offsets(self, text: str, *, allowed_special: SpecialChoice = (),
+                            disallowed_special: SpecialChoice = "all") -> list[tuple[int, int, int]]:
         """Encode ``text`` as ``(id, start, end)`` triples: each token's span of characters in ``text``.
 
         >>> Tokenizer(None, [], byte_level=True).encode_with_offsets("hé")
@@ -1398,14 +1438,14 @@ class Tokenizer:
             offset += size
         return triples
 
-    def chunks(self, text):
+    def chunks(self, text: str) -> list[str]:
         """Cut ``text`` as ``encode`` does, with this tokenizer's pattern (special tokens are not looked for)."""
         _check_text(text)
         if self.byte_level:
             text = replace_lone_surrogates(text)
         return self._cut(text)
 
-    def start_tokens(self, chunk):
+    def start_tokens(self, chunk: str) -> list[str]:
         """A chunk's tokens before any merge: its characters (unknown ones as ``<unk>``) or its bytes."""
         if self.byte_level:
             chunk = replace_lone_surrogates(chunk)
@@ -1481,7 +1521,7 @@ class Tokenizer:
 
     # -- decoding and looking up -------------------------------------------
 
-    def decode(self, ids):
+    def decode(self, ids: Iterable[int]) -> str:
         """Turn token IDs back into text.
 
         >>> Tokenizer(["a", "c"], []).decode([2, 1, 0])
@@ -1494,7 +1534,7 @@ class Tokenizer:
             return b"".join(self._pieces(ids)).decode("utf-8", errors="replace")
         return "".join(self._pieces(ids))
 
-    def decode_bytes(self, ids):
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The exact bytes that token IDs stand for (special tokens as their UTF-8 text)."""
         if self.byte_level:
             return b"".join(self._pieces(ids))
@@ -1530,18 +1570,18 @@ class Tokenizer:
             raise ValueError(f"IDs {_shown(bad)} are outside the vocabulary: IDs are ints from 0 to {size - 1}{gaps}")
         return pieces
 
-    def token_to_id(self, token):
+    def token_to_id(self, token: str) -> int:
         """The ID of an ordinary token (``tok.special_tokens`` holds the special ones' IDs)."""
         try:
             return self.ids[token]
         except (KeyError, TypeError):
             raise KeyError(f"{_shown(token)} is not an ordinary token of this tokenizer") from None
 
-    def id_to_token(self, token_id):
+    def id_to_token(self, token_id: int) -> str:
         """The token with this ID (a display string at the byte level, or a special token's text)."""
         return self.vocab[self._one_id(token_id)]
 
-    def token_bytes(self, token_id):
+    def token_bytes(self, token_id: int) -> bytes:
         """The bytes of the token with this ID (a special token's as its UTF-8 text)."""
         return self.decode_bytes([self._one_id(token_id)])
 
@@ -1552,21 +1592,21 @@ class Tokenizer:
 
     # -- files, imports and exports (sections 7 and 8) ------------------------
 
-    def to_json(self):
+    def to_json(self) -> dict:
         """The tokenizer as a JSON-ready dict: format 1 for the lab's kind of tokenizer, else format 2."""
         return _file_body(self)
 
     @classmethod
-    def from_json(cls, data):
+    def from_json(cls, data: dict) -> "Tokenizer":
         """Build a tokenizer from a dict made by ``to_json``, refusing anything malformed."""
         return _from_file_body(cls, data)
 
-    def save(self, path):
+    def save(self, path: PathLike) -> None:
         """Write the tokenizer to ``path`` as JSON, atomically (see ``atomic_writer``)."""
         write_text_atomic(path, json.dumps(self.to_json(), indent=1) + "\n")
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path: PathLike) -> "Tokenizer":
         """Read a tokenizer file; a malformed one is a ``ValueError`` naming the file.
 
         (A file that cannot be opened at all is the usual ``OSError``.)
@@ -1578,7 +1618,7 @@ class Tokenizer:
             raise ValueError(f"{path}: {error}") from None
 
     @classmethod
-    def load_tiktoken(cls, path, pattern, special_tokens=None):
+    def load_tiktoken(cls, path: PathLike, pattern: str, special_tokens: Optional[Mapping[str, int]] = None) -> "Tokenizer":
         """Import a tiktoken ranks file (``.tiktoken``, or gzip-compressed ``.gz``) as a byte-level tokenizer.
 
         ``pattern`` names the chunk pattern the vocabulary was made for
@@ -1589,19 +1629,19 @@ class Tokenizer:
         return _load_tiktoken(cls, path, pattern, special_tokens)
 
     @classmethod
-    def load_huggingface(cls, path):
+    def load_huggingface(cls, path: PathLike) -> "Tokenizer":
         """Import a Hugging Face ``tokenizer.json`` of the byte-level BPE kind (GPT-2's), or one we saved."""
         return _load_huggingface(cls, path)
 
-    def to_tiktoken(self):
+    def to_tiktoken(self) -> dict:
         """Keyword arguments for ``tiktoken.Encoding(**kwargs)`` that give the same IDs."""
         return _tiktoken_arguments(self)
 
-    def to_huggingface(self):
+    def to_huggingface(self) -> dict:
         """The tokenizer as a Hugging Face ``tokenizer.json`` dict (a BPE model)."""
         return _huggingface_body(self)
 
-    def save_huggingface(self, path):
+    def save_huggingface(self, path: PathLike) -> None:
         """Write a ``tokenizer.json`` that ``tokenizers.Tokenizer.from_file`` loads, atomically."""
         write_text_atomic(path, json.dumps(self.to_huggingface(), indent=1, ensure_ascii=False) + "\n")
 
@@ -1746,7 +1786,7 @@ def _file_kind(mode):
     return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
-def read_file_bytes(path, argument="path"):
+def read_file_bytes(path: PathLike, argument: str = "path") -> bytes:
     """The bytes of a regular file of at most ``MAX_FILE_BYTES``; anything else is a one-line ``ValueError``.
 
     A device, a pipe or ``/dev/zero`` could be read without end, so only
@@ -1785,7 +1825,7 @@ def _refuse_duplicate_keys(pairs):
     return data
 
 
-def read_json(path, argument="path"):
+def read_json(path: PathLike, argument: str = "path"):
     """Read a UTF-8 JSON file (see ``read_file_bytes``), turning every way it can be malformed into a ``ValueError``."""
     raw = read_file_bytes(path, argument)
     try:
@@ -1802,30 +1842,33 @@ def read_json(path, argument="path"):
         raise ValueError(f"{path}: not a valid tokenizer file (JSON nested too deeply)") from None
 
 
-def stream_blocks(stream, name, block_size=BLOCK_SIZE):
-    """Yield the text of a binary stream of UTF-8, ``block_size`` bytes at a time.
+def stream_blocks(stream: BinaryIO, name: str, block_size: int = BLOCK_SIZE) -> Iterator[str]:
+    """Yield the text of a buffered binary stream of UTF-8 (as ``open(path, "rb")`` gives), block by block.
 
-    Newlines are kept exactly as stored, and bytes that are not valid UTF-8
-    are a ``ValueError`` naming ``name`` and the offset of the first bad byte.
-    Any stream works (a pipe too), read once.
+    Each read asks for ``block_size`` bytes; a buffered stream returns fewer
+    only at its end, so a terminal's Ctrl-D ends the text at once. Newlines
+    are kept exactly as stored, and bytes that are not valid UTF-8 are a
+    ``ValueError`` naming ``name`` and the offset of the first bad byte. Any
+    stream works (a pipe too), read once.
     """
     decoder = codecs.getincrementaldecoder("utf-8")()
     done = 0  # bytes handed to the decoder so far
     while True:
         data = stream.read(block_size)
+        final = len(data) < block_size
         held = len(decoder.getstate()[0])  # the start of a character cut at the end of the last read
         try:
-            text = decoder.decode(data, final=not data)
+            text = decoder.decode(data, final=final)
         except UnicodeDecodeError as error:
             raise ValueError(f"{name}: not valid UTF-8 (byte {done - held + error.start:,}: {error.reason})") from None
         done += len(data)
         if text:
             yield text
-        if not data:
+        if final:
             return
 
 
-def read_blocks(paths, block_size=BLOCK_SIZE):
+def read_blocks(paths: Iterable[PathLike], block_size: int = BLOCK_SIZE) -> Iterator[str]:
     """Yield the text of UTF-8 files, in order, ``block_size`` bytes at a time (see ``stream_blocks``)."""
     for path in paths:
         with open(path, "rb") as stream:
@@ -1843,7 +1886,7 @@ def read_blocks(paths, block_size=BLOCK_SIZE):
 # refused, because renaming over it would replace it.
 
 
-def check_output_path(path, argument="path"):
+def check_output_path(path: PathLike, argument: str = "path") -> str:
     """Refuse, before any work, a path that cannot be written; return the file a write there replaces.
 
     That file is ``path`` itself, or the file a symbolic link leads to. A
@@ -1885,7 +1928,7 @@ def _mode_for(path):
 
 
 @contextlib.contextmanager
-def atomic_writer(path, argument="path"):
+def atomic_writer(path: PathLike, argument: str = "path") -> Iterator[BinaryIO]:
     """Open ``path`` for writing bytes so that it is replaced whole or not at all.
 
     If anything fails (or the process is told to stop with SIGTERM or
@@ -1912,7 +1955,7 @@ def atomic_writer(path, argument="path"):
             raise
 
 
-def write_text_atomic(path, text):
+def write_text_atomic(path: PathLike, text: str) -> None:
     """Write ``text`` as UTF-8 to ``path`` through ``atomic_writer``."""
     with atomic_writer(path) as stream:
         stream.write(text.encode("utf-8"))

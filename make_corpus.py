@@ -2,8 +2,9 @@
 
 Every story follows one template, so BPE has obvious structure to find:
 names, objects and places repeat, and words like " the" and " has" appear in
-every line. ``python3 make_corpus.py --check`` exits 1 if the committed file
-differs from what the generator makes.
+every line. Lessons get the text with ``from make_corpus import corpus``;
+``python3 make_corpus.py`` writes it, and ``--check`` exits 1, naming the
+first differing line, if the committed file differs from the generator.
 """
 
 import argparse
@@ -34,10 +35,30 @@ def make_story(rng):
     )
 
 
-def make_corpus(seed=SEED, story_count=STORY_COUNT):
-    """The whole corpus: one story per line, with a final newline."""
+def corpus(seed: int = SEED, stories: int = STORY_COUNT) -> str:
+    """The whole corpus: one story per line, with a final newline.
+
+    >>> corpus(stories=1)
+    'mia has a red hat. mia goes to the garden. at the garden, mia gives the hat to ava. now ava has the red hat.\\n'
+    """
     rng = random.Random(seed)
-    return "\n".join(make_story(rng) for _ in range(story_count)) + "\n"
+    return "\n".join(make_story(rng) for _ in range(stories)) + "\n"
+
+
+make_corpus = corpus
+"""The name earlier versions of the lab used for ``corpus``."""
+
+
+def first_difference(found, expected):
+    """The first line where ``found`` differs from ``expected``, in words, or None if they are equal."""
+    if found == expected:
+        return None
+    found_lines, expected_lines = found.splitlines(keepends=True), expected.splitlines(keepends=True)
+    for number, (have, want) in enumerate(zip(found_lines, expected_lines), start=1):
+        if have != want:
+            return f"line {number}: expected {want!r}, found {have!r}"
+    return f"after line {min(len(found_lines), len(expected_lines))}: expected {len(expected_lines)} lines, " \
+           f"found {len(found_lines)}"
 
 
 def main(argv=None):
@@ -45,10 +66,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help=f"exit 1 if {CORPUS_PATH} differs from the generator")
     args = parser.parse_args(argv)
-    corpus = make_corpus()
+    text = corpus()
     if not args.check:
-        write_text_atomic(CORPUS_PATH, corpus)
-        print(f"wrote {CORPUS_PATH}: {len(corpus):,} characters")
+        write_text_atomic(CORPUS_PATH, text)
+        print(f"wrote {CORPUS_PATH}: {len(text):,} characters")
         return 0
     try:
         with open(CORPUS_PATH, encoding="utf-8", newline="") as stream:
@@ -56,8 +77,10 @@ def main(argv=None):
     except (OSError, UnicodeDecodeError) as error:
         print(f"{CORPUS_PATH}: cannot read it ({error}); run python3 make_corpus.py", file=sys.stderr)
         return 1
-    if found != corpus:
-        print(f"{CORPUS_PATH} differs from the generator; run python3 make_corpus.py", file=sys.stderr)
+    difference = first_difference(found, text)
+    if difference:
+        print(f"{CORPUS_PATH} differs from the generator at {difference}; run python3 make_corpus.py",
+              file=sys.stderr)
         return 1
     print(f"{CORPUS_PATH} matches the generator")
     return 0

@@ -3,6 +3,7 @@
 Run from the project root with ``python3 -m unittest -v``.
 """
 
+import doctest
 import hashlib
 import importlib.util
 import json
@@ -19,10 +20,17 @@ from unittest import mock
 
 import bpe
 import bpe_unicode
+import make_corpus
 from bpe import UNK, Tokenizer, chunks, reference_encode, reference_train
-from make_corpus import make_corpus
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
+def load_tests(loader, tests, pattern):
+    """Run the examples in the modules' docstrings with the tests, so they cannot rot."""
+    tests.addTests(doctest.DocTestSuite(bpe))
+    tests.addTests(doctest.DocTestSuite(make_corpus))
+    return tests
 
 # The lab's recorded checksums, copied in as facts: a behaviour change that is
 # followed by ``trace_bpe.py --write`` must still turn these tests red.
@@ -32,7 +40,7 @@ RECORDED_SHA256 = {
     "bpe-trace.json": "e5f2be4deadee0499650534897130ea1c97ae066c3bb422cd1fe3b3c983f8aee",
 }
 
-CORPUS = make_corpus()
+CORPUS = make_corpus.corpus()
 LAB = Tokenizer.train(CORPUS, 96)
 
 

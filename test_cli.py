@@ -9,6 +9,7 @@ pseudo-terminal (``pty``), so ``isatty()`` is true for real.
 
 import json
 import os
+import random
 import re
 import select
 import signal
@@ -79,10 +80,11 @@ def run_all(*commands):
     return [finish(process, stdin) for process, stdin in zip(processes, inputs)]
 
 
-def run_in_terminal(*args, env=None):
+def run_in_terminal(*args, env=None, typed=None):
     """Run ``bpe.py`` with all three standard streams on a pseudo-terminal; return (output, status).
 
-    The terminal turns each newline written into ``\\r\\n``.
+    The terminal turns each newline written into ``\\r\\n``. ``typed``, if
+    given, is typed at the terminal (as bytes), followed by Ctrl-D.
     """
     pid, terminal = pty.fork()
     if pid == 0:  # the child: its stdin, stdout and stderr are the terminal
@@ -90,6 +92,8 @@ def run_in_terminal(*args, env=None):
             os.execve(sys.executable, [sys.executable, BPE_PATH, *args], env or ENV)
         finally:
             os._exit(127)
+    if typed is not None:
+        os.write(terminal, typed + b"\x04")
     output = []
     try:
         while select.select([terminal], [], [], 30)[0]:
@@ -232,6 +236,7 @@ class TrainTests(CommandLineTestCase):
         output, status = run_in_terminal("train", CORPUS, "--vocab-size", "300", "-o", out)
         text = output.decode()
         self.assertEqual(status, 0, text)
+        self.assertRegex(text, r"\r\x1b\[Kcounting chunks: 0\.0 of 0\.0 MB, [\d.]+ MB/s, \d+ s left")
         self.assertRegex(text, r"\r\x1b\[K\d+/272 merges +\d+\.\d s +[\d,]+ merges/s")
         self.assertRegex(text, r"\r\x1b\[K[^\r\n]*109 tokens[^\r\n]*\r\n$")  # cleared, then the summary
 
@@ -453,6 +458,117 @@ class UsageTests(CommandLineTestCase):
         results = run_all((), ("frobnicate",), ("encode", "hi"))
         for result, message in zip(results, ["required", "invalid choice", "-t/--tokenizer"]):
             self.assertFails(result, message, status=2)
+
+
+def start_shell(command):
+    """Start ``sh -c command`` with pipes; the command may use $PYTHON, $BPE and $LAB."""
+    environment = dict(ENV, PYTHON=sys.executable, BPE=BPE_PATH, LAB=LAB)
+    pipe = subprocess.PIPE
+    return subprocess.Popen(["sh", "-c", command], stdin=pipe, stdout=pipe, stderr=pipe, env=environment)
+
+
+class PipesAndStreamsTests(CommandLineTestCase):
+    """A reader that goes away, closed streams, and inputs that are not regular files."""
+
+    def test_a_closed_pipe_does_not_lose_a_training_run(self):
+        out = os.path.join(FOLDER, "piped.json")
+        process = start([sys.executable, BPE_PATH, "train", CORPUS, "--vocab-size", "96", "-o", out, "--verbose"])
+        lines = [process.stdout.readline() for _ in range(3)]  # like | head -3
+        process.stdout.close()
+        stderr = process.stderr.read()
+        process.wait(60)
+        self.assertEqual(lines[2], b"| 0 | `\" \"` + `\"t\"` | `\" t\"` | 2,400 |\n")
+        self.assertEqual((process.returncode, stderr), (141, b""))
+        with open(out, "rb") as mine, open(LAB, "rb") as lab:
+            self.assertEqual(mine.read(), lab.read())
+
+    def test_every_command_exits_141_quietly_when_its_reader_is_gone(self):
+        commands = [
+            ("encode", "-t", LAB, "--file", CORPUS), ("encode", "-t", LAB, "hi"), ("decode", "-t", LAB, "58"),
+            ("show", "-t", LAB, "--file", CORPUS), ("explain", "-t", LAB, "mia"), ("inspect", "-t", LAB),
+            ("train", CORPUS, "--vocab-size", "40", "-o", os.path.join(FOLDER, "unread.json")),
+        ]
+        processes = [start([sys.executable, BPE_PATH, *command]) for command in commands]
+        for process in processes:
+            process.stdout.close()  # before the command has written anything
+        for command, process in zip(commands, processes):
+            stderr = process.stderr.read()
+            process.wait(60)
+            self.assertEqual((process.returncode, stderr), (141, b""), command)
+        self.assertTrue(os.path.exists(os.path.join(FOLDER, "unread.json")))
+
+    def test_closed_standard_streams_are_one_line(self):
+        no_input, no_output = start_shell('exec "$PYTHON" "$BPE" encode -t "$LAB" <&-'), \
+            start_shell('exec "$PYTHON" "$BPE" encode -t "$LAB" hi >&-')
+        self.assertFails(finish(no_input), "bpe: standard input is closed")
+        self.assertFails(finish(no_output), "bpe: standard output is closed")
+
+    def test_training_from_dev_stdin_reports_the_real_counts(self):
+        with open(CORPUS, "rb") as stream:
+            corpus = stream.read()
+        out = os.path.join(FOLDER, "stdin-device.json")
+        result = run("train", "/dev/stdin", "--vocab-size", "96", "-o", out, stdin=corpus)
+        self.assertSucceeds(result)
+        self.assertIn("(45,223 characters, 14,381 tokens)", result.stdout.decode())
+
+    def test_special_files_are_refused_in_one_line(self):
+        fifo = os.path.join(FOLDER, "out.fifo")
+        os.mkfifo(fifo)
+        to_fifo, from_zero = run_all(("train", CORPUS, "--vocab-size", "96", "-o", fifo),
+                                     ("encode", "-t", "/dev/zero", "hi"))
+        self.assertFails(to_fifo, f"bpe: {fifo}: a pipe; only a regular file is written")
+        self.assertFails(from_zero, "bpe: /dev/zero: a character device, not a regular file")
+
+    def test_huge_ids_name_the_argument(self):
+        digits = "9" * 5000
+        as_arguments, as_json = run_all(("decode", "-t", LAB, digits), ("decode", "-t", LAB, ("[" + digits + "]").encode()))
+        self.assertFails(as_arguments, "bpe: IDS: '99999")
+        self.assertFails(as_json, "bpe: standard input: '99999")
+        self.assertLess(len(as_arguments.stderr), 200)
+
+    def test_explain_on_a_long_chunk_is_capped(self):
+        word = "".join(random.Random(3).choices("abcdefghijklmnopqrstuvwxyz", k=2000))
+        path = os.path.join(FOLDER, "long-word.json")
+        bpe.Tokenizer.train(word + " " + word, 3000, byte_level=True).save(path)
+        result = run("explain", "-t", path, word * 5)
+        self.assertSucceeds(result)
+        self.assertLess(len(result.stdout), 30_000)  # uncapped, every step drew 10,000 tokens
+        self.assertIn("(more merges follow; only the first 40 are shown)", result.stdout.decode())
+        self.assertIn("(10,000 characters)", result.stdout.decode())
+
+
+class FrictionTests(CommandLineTestCase):
+    """What new users ran into on real text."""
+
+    def test_encode_and_show_read_a_file(self):
+        by_file, by_stdin, both = run_all(("encode", "-t", LAB, "--file", CORPUS), ("encode", "-t", LAB, "-", open(CORPUS, "rb").read()),
+                                          ("encode", "-t", LAB, "--file", CORPUS, "hi"))
+        self.assertSucceeds(by_file)
+        self.assertEqual(by_file.stdout, by_stdin.stdout)
+        self.assertEqual(len(by_file.stdout.split()), 14381)
+        self.assertFails(both, "either as TEXT or with --file")
+
+    @unittest.skipIf(pty is None, "needs a pseudo-terminal")
+    def test_reading_from_a_terminal_says_so(self):
+        output, status = run_in_terminal("encode", "-t", LAB, typed=b"mia has a red ball.\n")
+        self.assertEqual(status, 0, output)
+        self.assertIn(b"bpe: reading the text from the terminal; end it with Ctrl-D", output)
+        self.assertIn(b"58 36 33 89 85 4 1\r\n", output)
+
+    def test_the_lab_pattern_is_described_as_ascii_only(self):
+        result = run("train", "--help")
+        self.assertIn("lab knows only ASCII letters and digits", " ".join(result.stdout.decode().split()))
+
+    def test_make_corpus_check_names_the_first_differing_line(self):
+        with tempfile.TemporaryDirectory() as folder:
+            with open(CORPUS, encoding="utf-8") as stream:
+                lines = stream.read().splitlines(keepends=True)
+            lines[1] = lines[1].replace("has", "had", 1)
+            with open(os.path.join(folder, "corpus.txt"), "w", encoding="utf-8") as stream:
+                stream.write("".join(lines))
+            result = finish(start([sys.executable, os.path.join(ROOT, "make_corpus.py"), "--check"], cwd=folder))
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("corpus.txt differs from the generator at line 2: expected", result.stderr.decode())
 
 
 if __name__ == "__main__":

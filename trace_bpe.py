@@ -11,7 +11,8 @@ import json
 import sys
 
 from bpe import Tokenizer, write_text_atomic
-from make_corpus import CORPUS_PATH, STORY_COUNT, make_corpus
+import make_corpus
+from make_corpus import CORPUS_PATH, STORY_COUNT, corpus
 
 VOCAB_SIZE = 96
 SWEEP_SIZES = [40, 64, 96, 128]
@@ -25,15 +26,15 @@ def characters_per_token(text, token_count):
     return round(len(text) / token_count, 3)
 
 
-def sweep_entry(corpus, requested):
+def sweep_entry(text, requested):
     """Train at one requested size and report what it achieved."""
-    tokenizer = Tokenizer.train(corpus, requested)
-    token_count = len(tokenizer.encode(corpus))
+    tokenizer = Tokenizer.train(text, requested)
+    token_count = len(tokenizer.encode(text))
     return {
         "requested": requested,
         "vocab_size": len(tokenizer.vocab),
         "tokens": token_count,
-        "characters_per_token": characters_per_token(corpus, token_count),
+        "characters_per_token": characters_per_token(text, token_count),
     }
 
 
@@ -43,11 +44,11 @@ def sample_entry(tokenizer, text):
     return {"text": text, "tokens": tokenizer.tokens(text), "ids": ids, "decoded": tokenizer.decode(ids)}
 
 
-def build_trace(corpus, tokenizer):
+def build_trace(text, tokenizer):
     """The trace as a dict, keys in the recorded order."""
-    corpus_ids = tokenizer.encode(corpus)
+    corpus_ids = tokenizer.encode(text)
     return {
-        "corpus": {"characters": len(corpus), "stories": STORY_COUNT},
+        "corpus": {"characters": len(text), "stories": STORY_COUNT},
         "alphabet": tokenizer.alphabet,
         "base_vocab_size": len(tokenizer.alphabet) + 1,
         "vocab_size": len(tokenizer.vocab),
@@ -55,26 +56,26 @@ def build_trace(corpus, tokenizer):
         "first_merges": tokenizer.history[:12],
         "last_merges": tokenizer.history[-5:],
         "corpus_tokens": len(corpus_ids),
-        "characters_per_token": characters_per_token(corpus, len(corpus_ids)),
-        "round_trip": tokenizer.decode(corpus_ids) == corpus,
-        "sweep": [sweep_entry(corpus, size) for size in SWEEP_SIZES],
+        "characters_per_token": characters_per_token(text, len(corpus_ids)),
+        "round_trip": tokenizer.decode(corpus_ids) == text,
+        "sweep": [sweep_entry(text, size) for size in SWEEP_SIZES],
         "samples": [sample_entry(tokenizer, text) for text in SAMPLE_TEXTS],
     }
 
 
 def build_artifacts():
     """The three committed files, as path -> exact text."""
-    corpus = make_corpus()
-    tokenizer = Tokenizer.train(corpus, VOCAB_SIZE)
-    trace = build_trace(corpus, tokenizer)
+    text = corpus()
+    tokenizer = Tokenizer.train(text, VOCAB_SIZE)
+    trace = build_trace(text, tokenizer)
     return {
-        CORPUS_PATH: corpus,
+        CORPUS_PATH: text,
         TOKENIZER_PATH: json.dumps(tokenizer.to_json(), indent=1) + "\n",
         TRACE_PATH: json.dumps(trace, indent=2, ensure_ascii=False) + "\n",
     }
 
 
-def first_difference(path, expected):
+def file_difference(path, expected):
     """Describe how the file at ``path`` differs from ``expected``, or None if it does not."""
     try:
         with open(path, encoding="utf-8", newline="") as stream:
@@ -83,18 +84,8 @@ def first_difference(path, expected):
         return f"{path} is missing"
     except (OSError, UnicodeDecodeError) as error:
         return f"{path} cannot be read: {error}"
-    if found == expected:
-        return None
-    expected_lines = expected.splitlines(keepends=True)
-    found_lines = found.splitlines(keepends=True)
-    for number, (want, have) in enumerate(zip(expected_lines, found_lines), start=1):
-        if want != have:
-            return f"{path} differs at line {number}: expected {want!r}, found {have!r}"
-    shorter = min(len(expected_lines), len(found_lines))
-    return (
-        f"{path} differs after line {shorter}: expected {len(expected_lines)} lines, "
-        f"found {len(found_lines)}"
-    )
+    difference = make_corpus.first_difference(found, expected)
+    return None if difference is None else f"{path} differs at {difference}"
 
 
 def main(argv=None):
@@ -110,7 +101,7 @@ def main(argv=None):
             write_text_atomic(path, text)
             print(f"wrote {path}")
         return 0
-    problems = [problem for path, text in artifacts.items() if (problem := first_difference(path, text))]
+    problems = [problem for path, text in artifacts.items() if (problem := file_difference(path, text))]
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:

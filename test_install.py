@@ -1,0 +1,67 @@
+"""The lab installs like a library: ``pip install .`` into a fresh virtual environment, then used from elsewhere.
+
+The build copies the project's modules into a temporary folder first, so the
+working tree gets no ``build/`` or ``*.egg-info`` folders. It uses the
+setuptools that the new environment's pip brought along when there is one
+(Python 3.11's does), and otherwise lets pip fetch it; the test skips when
+``venv`` is missing or the build backend cannot be had.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import re
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
+def project_modules():
+    """The modules pyproject.toml installs, as file names."""
+    with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as stream:
+        listed = re.search(r"^py-modules = \[(.*)\]$", stream.read(), re.MULTILINE).group(1)
+    return [name.strip().strip('"') + ".py" for name in listed.split(",")]
+
+
+class InstallTests(unittest.TestCase):
+
+    def setUp(self):
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.folder = folder.name
+
+    def run_quietly(self, *command, cwd=None):
+        return subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=cwd or self.folder)
+
+    def test_pip_install_then_use_from_another_folder(self):
+        source = os.path.join(self.folder, "source")
+        os.mkdir(source)
+        for name in ["pyproject.toml", "README.md", *project_modules()]:
+            shutil.copy(os.path.join(ROOT, name), source)
+        venv = os.path.join(self.folder, "venv")
+        if self.run_quietly(sys.executable, "-m", "venv", venv).returncode != 0:
+            self.skipTest("the venv module cannot make an environment here")
+        python = os.path.join(venv, "bin", "python")
+        has_setuptools = self.run_quietly(python, "-c", "import setuptools").returncode == 0
+        isolation = ["--no-build-isolation"] if has_setuptools else []
+        installed = self.run_quietly(python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                                     *isolation, source)
+        if installed.returncode != 0 and not has_setuptools:
+            self.skipTest(f"pip could not fetch the build backend: {installed.stderr.strip()[-300:]}")
+        self.assertEqual(installed.returncode, 0, installed.stderr)
+        elsewhere = os.path.join(self.folder, "elsewhere")
+        os.mkdir(elsewhere)
+        script = ("from bpe import Tokenizer; from make_corpus import corpus; "
+                  f"print(Tokenizer.load({os.path.join(ROOT, 'tokenizer.json')!r}).encode('mia has a red ball.'), "
+                  "len(corpus()))")
+        used = self.run_quietly(python, "-c", script, cwd=elsewhere)
+        self.assertEqual((used.returncode, used.stdout), (0, "[58, 36, 33, 89, 85, 4] 45223\n"), used.stderr)
+        helped = self.run_quietly(os.path.join(venv, "bin", "bpe"), "--help", cwd=elsewhere)
+        self.assertEqual(helped.returncode, 0, helped.stderr)
+        self.assertIn("usage: bpe", helped.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,307 @@
+"""Nothing destroyed, nothing unbounded, every error one clear line: the API's hardening.
+
+Timings are never asserted here (they live in bench_bpe.py); the speed items
+are tested by their mechanism: each chunk listed once per pair, the special
+token finder built once, loaders that refuse before reading.
+"""
+
+import enum
+import importlib.util
+import json
+import os
+import random
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+from collections import Counter
+from unittest import mock
+
+import bpe
+from bpe import Tokenizer
+from make_corpus import corpus
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+LAB = Tokenizer.load(os.path.join(ROOT, "tokenizer.json"))
+BYTES = Tokenizer.train(corpus(), 300, byte_level=True, special_tokens=["<|endoftext|>"])
+
+
+class FolderTestCase(unittest.TestCase):
+    """A test with its own temporary folder."""
+
+    def setUp(self):
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.folder = folder.name
+
+    def path(self, name):
+        return os.path.join(self.folder, name)
+
+    def write(self, name, data=b"old"):
+        with open(self.path(name), "wb") as stream:
+            stream.write(data)
+        return self.path(name)
+
+    def read(self, path):
+        with open(path, "rb") as stream:
+            return stream.read()
+
+
+WRITERS = {
+    "save": lambda path: LAB.save(path),
+    "save_huggingface": lambda path: BYTES.save_huggingface(path),
+    "write_text_atomic": lambda path: bpe.write_text_atomic(path, "text\n"),
+}
+"""Every kind of file this project writes goes through these (token files too, see test_prepare)."""
+
+
+class WritersTests(FolderTestCase):
+    """Saving never replaces what it should not, and keeps links."""
+
+    def assert_refused_and_kept(self, path, kind):
+        for name, write in WRITERS.items():
+            with self.subTest(writer=name), self.assertRaisesRegex(ValueError, kind) as caught:
+                write(path)
+            self.assertIn(path, str(caught.exception))
+        self.assertEqual([name for name in os.listdir(self.folder) if name.endswith(".part")], [])
+
+    def test_a_pipe_is_never_replaced(self):
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+        self.assert_refused_and_kept(fifo, "a pipe")
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+
+    @unittest.skipUnless(hasattr(os, "mknod") and os.geteuid() == 0, "making a device needs root")
+    def test_a_device_is_never_replaced(self):
+        device = self.path("null")
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a copy of /dev/null
+        self.assert_refused_and_kept(device, "a character device")
+        self.assertTrue(stat.S_ISCHR(os.lstat(device).st_mode))
+
+    def test_dev_stdout_on_a_pipe_is_refused(self):
+        script = f"import sys; sys.path.insert(0, {ROOT!r}); import bpe; bpe.write_text_atomic('/dev/stdout', 'x')"
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("/dev/stdout: a pipe", result.stderr)
+
+    def test_a_link_keeps_being_a_link_and_its_target_is_written(self):
+        target = self.write("v1.json")
+        link = self.path("current.json")
+        os.symlink("v1.json", link)
+        for name, write in WRITERS.items():
+            with self.subTest(writer=name):
+                write(link)
+                self.assertTrue(os.path.islink(link))
+                self.assertNotEqual(self.read(target), b"old")
+        dangling = self.path("new-link.json")
+        os.symlink("v2.json", dangling)
+        LAB.save(dangling)
+        self.assertTrue(os.path.islink(dangling))
+        self.assertEqual(Tokenizer.load(self.path("v2.json")).merges, LAB.merges)
+
+    def test_a_folder_or_a_missing_folder_is_named(self):
+        for path in (self.folder, self.path("missing") + os.sep, os.path.join(self.path("missing"), "x.json")):
+            with self.subTest(path=path), self.assertRaises(OSError) as caught:
+                LAB.save(path)
+            self.assertIn(path, str(caught.exception))
+        self.assertEqual(os.listdir(self.folder), [])
+
+    def test_a_failed_save_names_the_target_not_the_temporary_file(self):
+        path = self.write("tok.json")
+        failure = OSError(28, "No space left on device")
+
+        def fail(source, destination):
+            raise OSError(failure.errno, failure.strerror, source, None, destination)
+
+        with mock.patch.object(bpe.os, "replace", side_effect=fail), self.assertRaises(OSError) as caught:
+            LAB.save(path)
+        self.assertEqual(caught.exception.filename, path)
+        self.assertNotIn(".part", str(caught.exception))
+        self.assertEqual(self.read(path), b"old")
+        self.assertEqual(os.listdir(self.folder), ["tok.json"])
+
+    def test_sigterm_during_a_save_leaves_no_temporary_file(self):
+        path = self.write("tok.json")
+        script = (
+            f"import os, signal, sys; sys.path.insert(0, {ROOT!r}); import bpe\n"
+            "bpe.os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGTERM)\n"
+            f"bpe.Tokenizer.load({os.path.join(ROOT, 'tokenizer.json')!r}).save({path!r})\n"
+        )
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+        self.assertEqual(result.returncode, -signal.SIGTERM, result.stderr)
+        self.assertEqual(os.listdir(self.folder), ["tok.json"])
+        self.assertEqual(self.read(path), b"old")
+
+    def test_a_nul_in_a_path_names_the_argument(self):
+        with self.assertRaisesRegex(ValueError, "path 'a\\\\x00b' holds a NUL character"):
+            LAB.save("a\0b")
+        with self.assertRaisesRegex(ValueError, "each of paths 'x\\\\x00' holds a NUL character"):
+            Tokenizer.train_from_files(["x\0"], 50)
+
+
+class LoaderTests(FolderTestCase):
+    """Loaders read regular files of bounded size only, and say so in one line."""
+
+    def test_endless_and_special_files_are_refused_without_reading(self):
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)  # opening it for reading would wait for a writer forever
+        for path, kind in (("/dev/zero", "a character device"), (fifo, "a pipe"), (self.folder, "a folder")):
+            for load in (Tokenizer.load, Tokenizer.load_huggingface, lambda path: Tokenizer.load_tiktoken(path, "o200k")):
+                with self.subTest(path=path), self.assertRaisesRegex(ValueError, f"{path}: {kind}"):
+                    load(path)
+
+    def test_files_over_the_limit_are_refused(self):
+        huge = self.path("huge.json")
+        with open(huge, "wb") as stream:
+            stream.truncate(bpe.MAX_FILE_BYTES + 1)  # sparse: no disk is used
+        with self.assertRaisesRegex(ValueError, "huge.json: larger than the 256 MiB"):
+            Tokenizer.load(huge)
+        with mock.patch.object(bpe, "MAX_FILE_BYTES", 1000):
+            bomb = self.path("bomb.tiktoken.gz")
+            import gzip
+            with gzip.open(bomb, "wb") as stream:
+                stream.write(b"\0" * 5000)
+            with self.assertRaisesRegex(ValueError, "decompresses to more than"):
+                Tokenizer.load_tiktoken(bomb, "o200k")
+
+
+class QuadraticTests(unittest.TestCase):
+    """The mechanisms that keep long chunks, long tokens and many special tokens from costing n²."""
+
+    def test_a_chunk_is_listed_once_per_pair_however_often_the_pair_occurs(self):
+        coded = ["\0" * 10_000, "\0\1\0\1\0\1"]
+        pair_counts, pair_chunks, first_seen = bpe._index_pairs(coded, [1, 3])
+        self.assertEqual(pair_counts, {"\0\0": 9_999, "\0\1": 9, "\1\0": 6})
+        self.assertEqual(pair_chunks, {"\0\0": [0], "\0\1": [1], "\1\0": [1]})
+        self.assertEqual(first_seen, {"\0\0": (0, 0), "\0\1": (1, 0), "\1\0": (1, 1)})
+
+    def test_a_merge_visits_each_chunk_once(self):
+        visits = Counter()
+        real_merge = bpe._merge_everywhere
+
+        def counting(pair, new, coded, weights, pair_counts, pair_chunks):
+            visits.update(pair_chunks[pair])
+            self.assertEqual(len(pair_chunks[pair]), len(set(pair_chunks[pair])))
+            return real_merge(pair, new, coded, weights, pair_counts, pair_chunks)
+
+        with mock.patch.object(bpe, "_merge_everywhere", counting):
+            for ties in bpe.TIE_RULES:
+                learned = Tokenizer.train("ab" * 5000 + " abab", 40, ties=ties).merges
+                self.assertEqual(learned[:2], [("a", "b"), ("ab", "ab")])
+        self.assertTrue(visits)
+
+    def test_the_special_token_finder_is_built_once_per_tokenizer(self):
+        specials = [f"<|reserved_{number}|>" for number in range(5000)]
+        tokenizer = Tokenizer(None, [], byte_level=True, special_tokens=specials)
+        with mock.patch.object(bpe, "_special_finder", wraps=bpe._special_finder) as built:
+            for _ in range(3):
+                self.assertEqual(tokenizer.encode("hello world"), list(b"hello world"))
+                tokenizer.encode("a<|reserved_4999|>b", allowed_special="all")
+        self.assertEqual(built.call_count, 1)  # the same set: all disallowed, then all allowed
+        self.assertEqual(tokenizer.encode("<|reserved_12|><|reserved_1|>", allowed_special="all"),
+                         [256 + 12, 256 + 1])
+
+    def test_prefixes_find_the_longest_special_token(self):
+        tokenizer = Tokenizer(None, [], byte_level=True, special_tokens=["<a", "<a>", "<a>>", "b" * 300])
+        self.assertEqual(tokenizer.encode("x<a>>y<a>z<ab" + "b" * 300, allowed_special="all"),
+                         [120, 258, 121, 257, 122, 256, 259, 98])
+        chain = [("a" * length) for length in range(1, 400)]
+        deep = Tokenizer(None, [], byte_level=True, special_tokens=chain)
+        self.assertEqual(deep.encode("a" * 1000, allowed_special="all"), [256 + 398, 256 + 398, 256 + 201])  # 399 + 399 + 202
+
+    def test_exporting_tokens_built_from_a_long_word_agrees_with_tiktoken_rules(self):
+        word = "".join(random.Random(1).choices("abcdefghijklmnopqrstuvwxyz", k=1000))
+        tokenizer = Tokenizer.train(word + " " + word, 2000, byte_level=True)
+        self.assertGreater(max(map(len, tokenizer.vocab)), 500)
+        ranks = tokenizer.to_tiktoken()["mergeable_ranks"]
+        self.assertEqual(len(ranks), len(tokenizer))
+
+
+class SpecialTokenTests(unittest.TestCase):
+
+    def test_tiktoken_export_refuses_special_tokens_that_begin_each_other(self):
+        tokenizer = Tokenizer(None, [], byte_level=True, special_tokens=["<a>>", "<a", "<b>"])
+        with self.assertRaisesRegex(ValueError, "special token '<a' begins '<a>>'"):
+            tokenizer.to_tiktoken()
+        Tokenizer(None, [], byte_level=True, special_tokens=["<a>", "<b>"]).to_tiktoken()
+
+    def test_display_strings_and_special_tokens_are_separate_at_the_byte_level(self):
+        tokenizer = Tokenizer.train("the the the the", 300, byte_level=True, special_tokens=["Ġthe"])
+        self.assertIn("Ġthe", tokenizer.ids)
+        self.assertEqual(tokenizer.encode(" the"), [tokenizer.ids["Ġthe"]])
+        special = tokenizer.special_tokens["Ġthe"]
+        self.assertNotEqual(special, tokenizer.ids["Ġthe"])
+        self.assertEqual(tokenizer.encode("Ġthe", allowed_special="all"), [special])
+        self.assertEqual(tokenizer.decode([special]), "Ġthe")
+        self.assertEqual(Tokenizer.from_json(tokenizer.to_json()).vocab, tokenizer.vocab)
+
+
+class ChecksBeforeWorkTests(unittest.TestCase):
+    """Wrong arguments are refused before any chunk is counted."""
+
+    def assert_refused_before_counting(self, error, message, **options):
+        for train in (lambda: Tokenizer.train(corpus(), 96, **options),
+                      lambda: Tokenizer.train_from_files([os.path.join(ROOT, "corpus.txt")], 96, **options)):
+            with mock.patch.object(bpe, "count_chunks", side_effect=AssertionError("counted")):
+                with self.assertRaisesRegex(error, message):
+                    train()
+
+    def test_bad_options(self):
+        self.assert_refused_before_counting(ValueError, "'<unk>' is the unknown-character token",
+                                            special_tokens=["<unk>"])
+        self.assert_refused_before_counting(TypeError, "progress must be a function or None, not 5", progress=5)
+        self.assert_refused_before_counting(TypeError, "on_merge must be a function or None, not 'x'",
+                                            on_merge="x")
+        self.assert_refused_before_counting(ValueError, "ties must be 'smallest' or 'first-seen'", ties="last")
+        self.assert_refused_before_counting(TypeError, "byte_level must be True or False", byte_level=1)
+        self.assert_refused_before_counting(ValueError, "must not contain whitespace", special_tokens=["a b"])
+
+    def test_options_are_keyword_only_and_in_the_same_order(self):
+        import inspect
+
+        orders = []
+        for train in (Tokenizer.train, Tokenizer.train_from_files, Tokenizer.train_from_counts):
+            parameters = inspect.signature(train).parameters.values()
+            self.assertEqual([p.name for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD][1:], ["vocab_size"])
+            orders.append([p.name for p in parameters if p.kind is p.KEYWORD_ONLY])
+        self.assertEqual(orders[0], orders[2])
+        self.assertEqual(orders[1], orders[0] + ["block_size"])
+
+
+class MessageTests(unittest.TestCase):
+    """Errors name what the user gave, shortened when long."""
+
+    def test_long_values_are_shortened(self):
+        with self.assertRaises(ValueError) as caught:
+            Tokenizer.train("ab ab", 10, pattern="x" * 5_000_000)
+        self.assertLess(len(str(caught.exception)), 200)
+        self.assertIn("5,000,002 characters", str(caught.exception))
+
+    def test_a_lone_surrogate_is_blamed_on_the_text(self):
+        with self.assertRaisesRegex(ValueError, "^text holds the lone surrogate '\\\\ud800' at position 3"):
+            Tokenizer.train("ab \ud800 ab", 10)
+
+    def test_any_integer_is_an_id_but_a_bool_is_not(self):
+        class Small(enum.IntEnum):
+            FIVE = 5
+
+        self.assertEqual(LAB.decode([Small.FIVE, 7]), "ac")
+        self.assertEqual(LAB.id_to_token(Small.FIVE), "a")
+        if importlib.util.find_spec("numpy"):
+            import numpy
+
+            self.assertEqual(LAB.decode(numpy.array([5, 7], dtype=numpy.int64)), "ac")
+            self.assertEqual(LAB.decode([numpy.int64(5)]), "a")
+        for bad in ([True], [5, False]):
+            with self.assertRaisesRegex(ValueError, "outside the vocabulary"):
+                LAB.decode(bad)
+
+    def test_from_json_with_keys_that_are_not_strings(self):
+        with self.assertRaisesRegex(ValueError, "every key must be a string"):
+            Tokenizer.from_json({"format_version": 1, 1: [], "alphabet": [], "merges": []})
+
+
+if __name__ == "__main__":
+    unittest.main()
