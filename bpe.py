@@ -25,12 +25,14 @@ tables are generated into ``bpe_unicode.py``, and the training widget's page
 is ``bpe_widget.py``. Only the standard library is used.
 """
 
+import array
 import binascii
 import codecs
 import contextlib
 import errno
 import functools
 import gzip
+import hashlib
 import heapq
 import io
 import json
@@ -1590,6 +1592,68 @@ class Tokenizer:
         self._pieces([token_id])
         return operator.index(token_id)
 
+    # -- many texts and whole files (see "Token files" in section 7) ----------
+
+    def encode_batch(self, texts: Sequence[str], *, workers: int = 1, allowed_special: SpecialChoice = (),
+                     disallowed_special: SpecialChoice = "all") -> list[list[int]]:
+        """Encode each of ``texts``: a list of ID lists, in order.
+
+        With ``workers`` above 1, that many processes share the work; each is
+        given this tokenizer once, when it starts, with what it has cached.
+        """
+        _check_list(texts, "texts", "strings")
+        for text in texts:
+            _check_text(text, "each of texts")
+        _check_workers(workers)
+        specials = self._special_choice(allowed_special, disallowed_special)
+        if workers == 1 or len(texts) < 2:
+            return [self.encode(text, **specials) for text in texts]
+        with _worker_pool(self, workers) as pool:
+            return list(pool.map(functools.partial(_encode_in_worker, specials=specials), texts,
+                                 chunksize=max(1, len(texts) // (4 * workers))))
+
+    def encode_files(self, paths: Sequence[PathLike], out_path: PathLike, *, workers: int = 1,
+                     separator: Optional[str] = None, allowed_special: SpecialChoice = (),
+                     disallowed_special: SpecialChoice = "all", block_size: int = BLOCK_SIZE,
+                     progress: Optional[Callable[[int, int], None]] = None) -> dict:
+        """Encode UTF-8 files into one flat file of token IDs for training a model; return its description.
+
+        ``out_path`` gets the IDs as unsigned little-endian integers (``uint16``
+        when every ID fits, else ``uint32``), each file's after the last, with
+        the special token ``separator`` (if given) after each file. Beside it,
+        ``out_path + ".json"`` describes it: dtype, byteorder, tokens, the
+        sha256 of this tokenizer's file, each file's tokens, the separator.
+        Each file's IDs are exactly ``encode`` of its whole text, but memory
+        holds a few blocks, not the text; ``progress(bytes_done,
+        bytes_total)`` hears of each block. Both files are written atomically.
+        Read it back with ``array.array("H")`` and ``frombytes``, or
+        ``numpy.memmap(path, dtype=numpy.uint16)``.
+        """
+        return _encode_files(self, paths, out_path, workers, separator, allowed_special, disallowed_special,
+                             block_size, progress)
+
+    def count_files(self, paths: Sequence[PathLike], *, workers: int = 1, allowed_special: SpecialChoice = (),
+                    disallowed_special: SpecialChoice = "all", block_size: int = BLOCK_SIZE,
+                    progress: Optional[Callable[[int, int], None]] = None) -> list[int]:
+        """The number of tokens in each of the UTF-8 files, read block by block as ``encode_files`` reads them."""
+        return _count_files(self, paths, workers, allowed_special, disallowed_special, block_size, progress)
+
+    def _special_choice(self, allowed_special, disallowed_special):
+        """The special-token arguments, checked now (before long work), as keyword arguments for ``encode``."""
+        self._special_set(allowed_special, "allowed_special")
+        if disallowed_special != "all":
+            self._special_set(disallowed_special, "disallowed_special")
+        return {"allowed_special": allowed_special, "disallowed_special": disallowed_special}
+
+    def __getstate__(self):
+        """What a copy in another process needs: its file, its training record and its cached chunks."""
+        return {"body": self.to_json(), "history": self.history, "ties": self.ties, "cache": dict(self._cache)}
+
+    def __setstate__(self, state):
+        self.__dict__.update(Tokenizer.from_json(state["body"]).__dict__)
+        self.history, self.ties = state["history"], state["ties"]
+        self._cache.update(state["cache"])
+
     # -- files, imports and exports (sections 7 and 8) ------------------------
 
     def to_json(self) -> dict:
@@ -1873,6 +1937,173 @@ def read_blocks(paths: Iterable[PathLike], block_size: int = BLOCK_SIZE) -> Iter
     for path in paths:
         with open(path, "rb") as stream:
             yield from stream_blocks(stream, path, block_size)
+
+
+# -- token files -----------------------------------------------------------
+#
+# A model is trained on text encoded once, ahead of time, into a flat file of
+# IDs that training reads with ``numpy.memmap`` (as nanoGPT's data
+# preparation does). Files are read in blocks cut at safe places, as
+# training reads them, so memory holds a few blocks whatever the corpus; with
+# several workers, the blocks go to processes in order and come back in
+# order, at most two per worker in flight.
+
+TOKEN_FILE_TYPES = {"uint16": "H", "uint32": "I"}
+"""The ``array`` type codes of the two ID widths a token file uses (2 and 4 bytes on every platform Python runs on)."""
+
+
+def token_file_dtype(n_vocab):
+    """``"uint16"`` when every ID of a vocabulary of ``n_vocab`` fits in 16 bits, else ``"uint32"``."""
+    return "uint16" if n_vocab <= 1 << 16 else "uint32"
+
+
+def _check_workers(workers):
+    """Refuse a worker count that is not a positive int."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive int, not {_shown(workers)}")
+
+
+def _check_inputs(paths, argument="paths"):
+    """Check input files up front: each a path to something that exists and is not a folder."""
+    paths = _check_paths(paths, argument)
+    for path in paths:
+        mode = os.stat(path).st_mode  # a missing file is the usual FileNotFoundError, naming it
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "a folder (a file is needed here)", path)
+    return paths
+
+
+def _file_blocks(paths, pattern, block_size, progress):
+    """``(file number, block)`` for every block of every file, cut at safe places; ``progress`` hears of each."""
+    sizes = [os.stat(path).st_size for path in paths]
+    done = 0
+    for number, path in enumerate(paths):
+        with open(path, "rb") as stream:
+            for block in safe_blocks(stream_blocks(stream, path, block_size), pattern):
+                yield number, block
+                if progress is not None:
+                    progress(done + stream.tell(), sum(sizes))
+        done += sizes[number]
+
+
+def _encoded_blocks(tokenizer, blocks, workers, specials, typecode):
+    """Each block's IDs as little-endian bytes, in order, with its file number; several processes if asked."""
+    encode = functools.partial(_encode_to_bytes, specials=specials, typecode=typecode)
+    if workers == 1:
+        for number, block in blocks:
+            yield number, encode(block, tokenizer)
+        return
+    blocks = iter(blocks)
+    first = next(blocks, None)
+    if first is None:
+        return
+    yield first[0], encode(first[1], tokenizer)  # warms the cache the workers start with
+    pending = []
+    with _worker_pool(tokenizer, workers) as pool:
+        for number, block in blocks:
+            pending.append((number, pool.submit(encode, block)))
+            if len(pending) >= 2 * workers:
+                number, future = pending.pop(0)
+                yield number, future.result()
+        for number, future in pending:
+            yield number, future.result()
+
+
+def _encode_to_bytes(text, tokenizer=None, *, specials, typecode):
+    """A block's IDs as a token file holds them (in a worker, with the worker's tokenizer)."""
+    return _little_endian((tokenizer or _WORKER["tokenizer"]).encode(text, **specials), typecode)
+
+
+def _little_endian(ids, typecode):
+    """IDs as unsigned little-endian integers of the type ``typecode``, as bytes."""
+    ids = array.array(typecode, ids)
+    if sys.byteorder == "big":
+        ids.byteswap()
+    return ids.tobytes()
+
+
+def _encode_in_worker(text, specials):
+    """``encode`` in a worker process, with the tokenizer it was started with."""
+    return _WORKER["tokenizer"].encode(text, **specials)
+
+
+_WORKER = {}
+"""In a worker process: the tokenizer it was given when it started."""
+
+
+def _start_worker(tokenizer):
+    _WORKER["tokenizer"] = tokenizer
+
+
+def _worker_pool(tokenizer, workers):
+    """A pool of ``workers`` processes, each holding a copy of ``tokenizer`` from its start."""
+    import concurrent.futures
+
+    return concurrent.futures.ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(tokenizer,))
+
+
+def _token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special, block_size):
+    """Check every option of a token-file job before reading anything; return (paths, specials, separator ID)."""
+    paths = _check_inputs(paths)
+    _check_workers(workers)
+    _check_block_size(block_size)
+    specials = tokenizer._special_choice(allowed_special, disallowed_special)
+    if separator is not None and separator not in tokenizer.special_tokens:
+        known = ", ".join(map(repr, tokenizer.special_tokens)) or "none"
+        raise ValueError(f"separator {_shown(separator)} is not a special token of this tokenizer (it has {known})")
+    return paths, specials, None if separator is None else tokenizer.special_tokens[separator]
+
+
+def _encode_files(tokenizer, paths, out_path, workers, separator, allowed_special, disallowed_special, block_size,
+                  progress):
+    """``Tokenizer.encode_files``: the token file and its description, both written atomically."""
+    paths, specials, separator_id = _token_file_options(tokenizer, paths, workers, separator, allowed_special,
+                                                        disallowed_special, block_size)
+    _check_callback(progress, "progress")
+    target = check_output_path(out_path, "out_path")
+    for path in paths:
+        if os.path.exists(target) and os.path.samefile(path, target):
+            raise ValueError(f"{out_path}: is also one of the files to encode; write the tokens somewhere else")
+    dtype = token_file_dtype(len(tokenizer))
+    typecode = TOKEN_FILE_TYPES[dtype]
+    width = array.array(typecode).itemsize
+    ending = _little_endian([] if separator_id is None else [separator_id], typecode)
+    counts = [0] * len(paths)
+    with atomic_writer(os.fspath(out_path) + ".json", "out_path") as description, \
+            atomic_writer(out_path, "out_path") as stream:
+        blocks = _file_blocks(paths, tokenizer.pattern, block_size, progress)
+        ended = 0  # files whose blocks are all written, and the separator after them
+        for number, data in _encoded_blocks(tokenizer, blocks, workers, specials, typecode):
+            while ended < number:
+                stream.write(ending)
+                ended += 1
+            stream.write(data)
+            counts[number] += len(data) // width
+        while ended < len(paths):
+            stream.write(ending)
+            ended += 1
+        summary = {
+            "dtype": dtype,
+            "byteorder": "little",
+            "tokens": sum(counts) + len(paths) * len(ending) // width,
+            "tokenizer_sha256": hashlib.sha256((json.dumps(tokenizer.to_json(), indent=1) + "\n").encode()).hexdigest(),
+            "files": [{"path": path, "tokens": count} for path, count in zip(paths, counts)],
+            "separator": separator,
+        }
+        description.write((json.dumps(summary, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
+    return summary
+
+
+def _count_files(tokenizer, paths, workers, allowed_special, disallowed_special, block_size, progress):
+    """``Tokenizer.count_files``: the tokens of each file, encoded as ``encode_files`` would, then counted."""
+    paths, specials, _ = _token_file_options(tokenizer, paths, workers, None, allowed_special, disallowed_special,
+                                             block_size)
+    _check_callback(progress, "progress")
+    counts = [0] * len(paths)
+    blocks = _file_blocks(paths, tokenizer.pattern, block_size, progress)
+    for number, data in _encoded_blocks(tokenizer, blocks, workers, specials, "I"):
+        counts[number] += len(data) // 4
+    return counts
 
 
 # -- writing ---------------------------------------------------------------

@@ -25,6 +25,7 @@ import time
 from itertools import accumulate
 
 import bpe
+import bpe_widget
 from bpe import UNK, Tokenizer
 
 PROGRAM = "bpe"
@@ -142,10 +143,15 @@ def read_text(args):
             return "".join(bpe.stream_blocks(stream, args.file))
     if args.text == "-":
         return read_stdin()
+    return argument_text(args.text, "TEXT")
+
+
+def argument_text(value, name):
+    """A command-line argument as text: its original bytes decoded as UTF-8, whatever the locale."""
     try:
-        return os.fsencode(args.text).decode("utf-8")
+        return os.fsencode(value).decode("utf-8")
     except UnicodeDecodeError as error:
-        raise CommandError(f"TEXT: not valid UTF-8 (byte {error.start})") from None
+        raise CommandError(f"{name}: not valid UTF-8 (byte {error.start})") from None
 
 
 MAX_ID_DIGITS = 20
@@ -601,6 +607,58 @@ def command_convert(args):
               f"{len(tokenizer.special_tokens):,} special tokens\n")
 
 
+# -- prepare and count -----------------------------------------------------
+
+
+def file_progress(line, verb):
+    """A ``progress(bytes_done, bytes_total)`` callback that shows MB done, speed and time left on ``line``."""
+
+    def progress(done, total):
+        elapsed = line.elapsed()
+        rate = done / elapsed if elapsed > 0 else 0.0
+        left = (total - done) / rate if rate > 0 else 0.0
+        line.show(f"{verb} {done / 1e6:,.1f} of {total / 1e6:,.1f} MB, {rate / 1e6:,.1f} MB/s, {left:,.0f} s left")
+
+    return progress
+
+
+def command_prepare(args):
+    """Encode files into one flat file of token IDs (and its .json description) for training a model."""
+    tokenizer = load_tokenizer(args)
+    check_output(args.output, args.files)
+    with terminal_line() as line:
+        summary = tokenizer.encode_files(args.files, args.output, workers=args.workers, separator=args.separator,
+                                         allowed_special="all" if args.allow_special else (),
+                                         progress=file_progress(line, "encoding"))
+    OUT.write(f"{args.output}: {summary['tokens']:,} tokens as {summary['dtype']} from {len(args.files):,} "
+              f"file{'s' if len(args.files) > 1 else ''}; described in {args.output}.json\n")
+
+
+def command_count(args):
+    """Print the number of tokens in each file, then the total."""
+    tokenizer = load_tokenizer(args)
+    with terminal_line() as line:
+        counts = tokenizer.count_files(args.files, workers=args.workers,
+                                       allowed_special="all" if args.allow_special else (),
+                                       progress=file_progress(line, "counting"))
+    rows = [(f"{count:,}", path) for count, path in zip(counts, args.files)]
+    if len(counts) > 1:
+        rows.append((f"{sum(counts):,}", "total"))
+    width = max(len(count) for count, _ in rows)
+    OUT.write("".join(f"{count:>{width}}  {path}\n" for count, path in rows))
+
+
+# -- widget ----------------------------------------------------------------
+
+
+def command_widget(args):
+    """Write the training widget: one HTML file that steps through BPE in any browser, offline."""
+    check_output(args.output)
+    text, test = (argument_text(value, name) for value, name in ((args.text, "--text"), (args.test, "--test")))
+    bpe.write_text_atomic(args.output, bpe_widget.page(text, test))
+    OUT.write(f"{args.output}: open it in a browser (for example file://{os.path.abspath(args.output)})\n")
+
+
 # -- the parser and main -----------------------------------------------------
 
 
@@ -682,6 +740,25 @@ def build_parser():
                          help=f"the chunk pattern of a .tiktoken file ({patterns}): cl100k or o200k")
     convert.add_argument("--special", action="append", default=[], type=special_assignment, metavar="TEXT=ID",
                          help="a special token of a .tiktoken file and its ID; repeatable")
+    prepare = add("prepare", command_prepare,
+                  "encode UTF-8 files into one flat file of token IDs (uint16 or uint32) for training a model",
+                  [tokenizer, special])
+    prepare.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files, encoded one after another")
+    prepare.add_argument("-o", "--output", required=True, metavar="OUT.bin",
+                         help="the token file; OUT.bin.json describes it")
+    prepare.add_argument("--workers", type=positive_int, default=1, metavar="N", help="processes to encode with")
+    prepare.add_argument("--separator", metavar="TOKEN", help="a special token to put after each file")
+    count = add("count", command_count, "print how many tokens each file holds, and the total",
+                [tokenizer, special])
+    count.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files, read in blocks")
+    count.add_argument("--workers", type=positive_int, default=1, metavar="N", help="processes to encode with")
+    widget = add("widget", command_widget, "write a web page that steps through BPE training, for any browser")
+    widget.add_argument("-o", "--output", default="bpe-widget.html", metavar="PAGE.html",
+                        help="where to write the page (default bpe-widget.html)")
+    widget.add_argument("--text", default=bpe_widget.DEFAULT_TEXT, metavar="TEXT",
+                        help=f"the text to train on (default: {bpe_widget.DEFAULT_TEXT!r})")
+    widget.add_argument("--test", default=bpe_widget.DEFAULT_TEST, metavar="TEXT",
+                        help=f"the sentence split with the merges so far (default: {bpe_widget.DEFAULT_TEST!r})")
     return parser
 
 
