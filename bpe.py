@@ -1470,7 +1470,7 @@ class Tokenizer:
         Each distinct chunk is encoded once and remembered, so text that
         repeats its words (all text does) costs little more than chunking.
         """
-        for block in safe_blocks(text_blocks(text), self.pattern):
+        for block in safe_blocks(text_blocks(text, BLOCK_SIZE), self.pattern):
             cache = self._cache
             ids.extend(chain.from_iterable(map(cache.__getitem__, self._cut(block))))
             self._cache = cache.renewed()
