@@ -475,6 +475,39 @@ def text_blocks(text: str, block_size: int = BLOCK_SIZE) -> Iterator[str]:
         yield text[start:start + block_size]
 
 
+def stream_blocks(stream: BinaryIO, name: str, block_size: int = BLOCK_SIZE) -> Iterator[str]:
+    """Yield the text of a buffered binary stream of UTF-8 (as ``open(path, "rb")`` gives), block by block.
+
+    Each read asks for ``block_size`` bytes; a buffered stream returns fewer
+    only at its end, so a terminal's Ctrl-D ends the text at once. Newlines
+    are kept exactly as stored, and bytes that are not valid UTF-8 are a
+    ``ValueError`` naming ``name`` and the offset of the first bad byte. Any
+    stream works (a pipe too), read once.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    done = 0  # bytes handed to the decoder so far
+    while True:
+        data = stream.read(block_size)
+        final = len(data) < block_size
+        held = len(decoder.getstate()[0])  # the start of a character cut at the end of the last read
+        try:
+            text = decoder.decode(data, final=final)
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{name}: not valid UTF-8 (byte {done - held + error.start:,}: {error.reason})") from None
+        done += len(data)
+        if text:
+            yield text
+        if final:
+            return
+
+
+def read_blocks(paths: Iterable[PathLike], block_size: int = BLOCK_SIZE) -> Iterator[str]:
+    """Yield the text of UTF-8 files, in order, ``block_size`` bytes at a time (see ``stream_blocks``)."""
+    for path in paths:
+        with open(path, "rb") as stream:
+            yield from stream_blocks(stream, path, block_size)
+
+
 # --------------------------------------------------------------------------
 # 3. Bytes
 # --------------------------------------------------------------------------
@@ -1128,6 +1161,45 @@ def _check_chunk_counts(chunk_counts, pattern, special_tokens):
             raise ValueError(f"chunk_counts[{_shown(chunk)}] is {_shown(count)}; counts must be positive ints")
 
 
+def _check_path(path, argument):
+    """A file path as a str; refuse anything else (``open`` would also take a number, meaning a file descriptor)."""
+    if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
+        raise TypeError(f"{argument} must be a file path (str or os.PathLike), not {type(path).__name__}")
+    path = os.fspath(path)
+    if "\0" in path:
+        raise ValueError(f"{argument} {_shown(path)} holds a NUL character, which no file name can hold")
+    return path
+
+
+def _check_paths(paths, argument="paths"):
+    """A list of file paths, each checked."""
+    if isinstance(paths, (str, bytes, os.PathLike)) or not isinstance(paths, (list, tuple)):
+        raise TypeError(f"{argument} must be a list of file paths, not {type(paths).__name__}")
+    return [_check_path(path, f"each of {argument}") for path in paths]
+
+
+def _check_block_size(block_size):
+    """Refuse a block size that is not a positive int."""
+    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
+        raise ValueError(f"block_size must be a positive int, not {_shown(block_size)}")
+
+
+def _check_workers(workers):
+    """Refuse a worker count that is not a positive int."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive int, not {_shown(workers)}")
+
+
+def _check_inputs(paths, argument="paths"):
+    """Check input files up front: each a path to something that exists and is not a folder."""
+    paths = _check_paths(paths, argument)
+    for path in paths:
+        mode = os.stat(path).st_mode  # a missing file is the usual FileNotFoundError, naming it
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "a folder (a file is needed here)", path)
+    return paths
+
+
 def _training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge):
     """Check the options every training entry point shares, before any work; return (pattern, specials)."""
     _check_vocab_size(vocab_size)
@@ -1234,18 +1306,18 @@ class Tokenizer:
         self._merged_id = {(ids[left], ids[right]): first_merge + rank for rank, (left, right) in enumerate(self.merges)}
         if self.byte_level:
             self._byte_ids = bytes(ids[char] for char in BYTE_TO_CHAR)  # a bytes.translate table: byte -> ID
-            pieces = [SINGLE_BYTES[CHAR_TO_BYTE[char]] for char in self.alphabet]
-            special_piece = str.encode
+            decoded = [SINGLE_BYTES[CHAR_TO_BYTE[char]] for char in self.alphabet]
+            special_text = str.encode
         else:
             self._character_id = {char: token_id for token_id, char in enumerate(self.alphabet, 1)}
-            pieces = [REPLACEMENT_CHARACTER, *self.alphabet]
-            special_piece = str
+            decoded = [REPLACEMENT_CHARACTER, *self.alphabet]
+            special_text = str
         for left, right in self.merges:  # a merged token's text is its parts' text
-            pieces.append(pieces[ids[left]] + pieces[ids[right]])
-        pieces += [None] * (len(self.vocab) - len(pieces))
+            decoded.append(decoded[ids[left]] + decoded[ids[right]])
+        decoded += [None] * (len(self.vocab) - len(decoded))
         for text, token_id in self.special_tokens.items():
-            pieces[token_id] = special_piece(text)
-        self._decoded = pieces
+            decoded[token_id] = special_text(text)
+        self._decoded = decoded
         self._cut = chunker(self.pattern)
         self._cache = _ChunkCache(self._encode_new_chunk)
         self._special_finders = {}
@@ -1533,16 +1605,16 @@ class Tokenizer:
         bytes that are not valid UTF-8 (a character cut in two) become U+FFFD.
         """
         if self.byte_level:
-            return b"".join(self._pieces(ids)).decode("utf-8", errors="replace")
-        return "".join(self._pieces(ids))
+            return b"".join(self._decodings(ids)).decode("utf-8", errors="replace")
+        return "".join(self._decodings(ids))
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The exact bytes that token IDs stand for (special tokens as their UTF-8 text)."""
         if self.byte_level:
-            return b"".join(self._pieces(ids))
-        return "".join(self._pieces(ids)).encode("utf-8")
+            return b"".join(self._decodings(ids))
+        return "".join(self._decodings(ids)).encode("utf-8")
 
-    def _pieces(self, ids):
+    def _decodings(self, ids):
         """What each ID decodes to (bytes at the byte level, text otherwise), refusing IDs outside the vocabulary.
 
         Any integer that ``operator.index`` accepts is an ID (numpy's
@@ -1552,7 +1624,7 @@ class Tokenizer:
             raise TypeError(f"ids must be a list of token IDs (ints), not {type(ids).__name__}")
         decoded = self._decoded
         size = len(decoded)
-        pieces, bad = [], []
+        decodings, bad = [], []
         for item in ids:
             if type(item) is int:
                 token_id = item
@@ -1564,13 +1636,13 @@ class Tokenizer:
                 except TypeError:
                     raise TypeError(f"ids must hold ints (token IDs), not {_shown(item)}") from None
             if 0 <= token_id < size and decoded[token_id] is not None:
-                pieces.append(decoded[token_id])
+                decodings.append(decoded[token_id])
             else:
                 bad.append(item)
         if bad:
             gaps = " that a token has" if None in decoded else ""
             raise ValueError(f"IDs {_shown(bad)} are outside the vocabulary: IDs are ints from 0 to {size - 1}{gaps}")
-        return pieces
+        return decodings
 
     def token_to_id(self, token: str) -> int:
         """The ID of an ordinary token (``tok.special_tokens`` holds the special ones' IDs)."""
@@ -1589,7 +1661,7 @@ class Tokenizer:
 
     def _one_id(self, token_id):
         """Check a single ID as ``decode`` checks each of a list."""
-        self._pieces([token_id])
+        self._decodings([token_id])
         return operator.index(token_id)
 
     # -- many texts and whole files (see "Token files" in section 7) ----------
@@ -1820,29 +1892,6 @@ def _check_keys(data, expected, problem):
 # -- reading ---------------------------------------------------------------
 
 
-def _check_path(path, argument):
-    """A file path as a str; refuse anything else (``open`` would also take a number, meaning a file descriptor)."""
-    if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
-        raise TypeError(f"{argument} must be a file path (str or os.PathLike), not {type(path).__name__}")
-    path = os.fspath(path)
-    if "\0" in path:
-        raise ValueError(f"{argument} {_shown(path)} holds a NUL character, which no file name can hold")
-    return path
-
-
-def _check_paths(paths, argument="paths"):
-    """A list of file paths, each checked."""
-    if isinstance(paths, (str, bytes, os.PathLike)) or not isinstance(paths, (list, tuple)):
-        raise TypeError(f"{argument} must be a list of file paths, not {type(paths).__name__}")
-    return [_check_path(path, f"each of {argument}") for path in paths]
-
-
-def _check_block_size(block_size):
-    """Refuse a block size that is not a positive int."""
-    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
-        raise ValueError(f"block_size must be a positive int, not {_shown(block_size)}")
-
-
 def _file_kind(mode):
     """What kind of file a mode describes, in words."""
     kinds = [(stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -1906,39 +1955,6 @@ def read_json(path: PathLike, argument: str = "path"):
         raise ValueError(f"{path}: not a valid tokenizer file (JSON nested too deeply)") from None
 
 
-def stream_blocks(stream: BinaryIO, name: str, block_size: int = BLOCK_SIZE) -> Iterator[str]:
-    """Yield the text of a buffered binary stream of UTF-8 (as ``open(path, "rb")`` gives), block by block.
-
-    Each read asks for ``block_size`` bytes; a buffered stream returns fewer
-    only at its end, so a terminal's Ctrl-D ends the text at once. Newlines
-    are kept exactly as stored, and bytes that are not valid UTF-8 are a
-    ``ValueError`` naming ``name`` and the offset of the first bad byte. Any
-    stream works (a pipe too), read once.
-    """
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    done = 0  # bytes handed to the decoder so far
-    while True:
-        data = stream.read(block_size)
-        final = len(data) < block_size
-        held = len(decoder.getstate()[0])  # the start of a character cut at the end of the last read
-        try:
-            text = decoder.decode(data, final=final)
-        except UnicodeDecodeError as error:
-            raise ValueError(f"{name}: not valid UTF-8 (byte {done - held + error.start:,}: {error.reason})") from None
-        done += len(data)
-        if text:
-            yield text
-        if final:
-            return
-
-
-def read_blocks(paths: Iterable[PathLike], block_size: int = BLOCK_SIZE) -> Iterator[str]:
-    """Yield the text of UTF-8 files, in order, ``block_size`` bytes at a time (see ``stream_blocks``)."""
-    for path in paths:
-        with open(path, "rb") as stream:
-            yield from stream_blocks(stream, path, block_size)
-
-
 # -- token files -----------------------------------------------------------
 #
 # A model is trained on text encoded once, ahead of time, into a flat file of
@@ -1955,22 +1971,6 @@ TOKEN_FILE_TYPES = {"uint16": "H", "uint32": "I"}
 def token_file_dtype(n_vocab):
     """``"uint16"`` when every ID of a vocabulary of ``n_vocab`` fits in 16 bits, else ``"uint32"``."""
     return "uint16" if n_vocab <= 1 << 16 else "uint32"
-
-
-def _check_workers(workers):
-    """Refuse a worker count that is not a positive int."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive int, not {_shown(workers)}")
-
-
-def _check_inputs(paths, argument="paths"):
-    """Check input files up front: each a path to something that exists and is not a folder."""
-    paths = _check_paths(paths, argument)
-    for path in paths:
-        mode = os.stat(path).st_mode  # a missing file is the usual FileNotFoundError, naming it
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(errno.EISDIR, "a folder (a file is needed here)", path)
-    return paths
 
 
 def _file_blocks(paths, pattern, block_size, progress):

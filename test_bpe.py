@@ -410,14 +410,28 @@ class FastEqualsReferenceTests(unittest.TestCase):
         for trial in range(320):
             text = random_corpus(rng)
             vocab_size = len(set(text)) + 1 + rng.randint(0, 80)
-            with self.subTest(trial=trial):
-                fast = Tokenizer.train(text, vocab_size)
+            ties = bpe.TIE_RULES[trial % 2]
+            with self.subTest(trial=trial, ties=ties):
+                fast = Tokenizer.train(text, vocab_size, ties=ties)
                 chunk_counts = Counter(tuple(chunk) for chunk in chunks(text))
-                expected = reference_train(chunk_counts, vocab_size - len(set(text)) - 1)
+                expected = reference_train(chunk_counts, vocab_size - len(set(text)) - 1, ties=ties)
                 self.assertEqual([(tuple(e["pair"]), e["count"]) for e in fast.history], expected)
                 self.assertEqual(fast.merges, [pair for pair, _ in expected])
+                self.assertEqual(fast.ties, ties)
                 probe = random_corpus(rng, words=40) + " caf\u00e9 ZZ\u00a0q"
                 self.assertEqual(fast.encode(probe), reference_ids(fast, probe))
+
+    def test_first_seen_ties_on_long_chunks_and_from_files_and_counts(self):
+        rng = random.Random(77)
+        text = "".join(rng.choice("abcab") for _ in range(3000)) + " " + "xyxyyx " * 30
+        chunk_counts = Counter(tuple(chunk) for chunk in chunks(text))
+        expected = reference_train(chunk_counts, 60, ties="first-seen")
+        self.assertNotEqual(expected, reference_train(chunk_counts, 60))
+        size = len(set(text)) + 1 + 60
+        history = [(tuple(e["pair"]), e["count"]) for e in Tokenizer.train(text, size, ties="first-seen").history]
+        self.assertEqual(history, expected)
+        counted = Tokenizer.train_from_counts(dict(Counter(chunks(text))), size, ties="first-seen")
+        self.assertEqual([(tuple(e["pair"]), e["count"]) for e in counted.history], expected)
 
     def test_training_matches_the_reference_on_the_corpus(self):
         chunk_counts = Counter(tuple(chunk) for chunk in chunks(CORPUS))
@@ -688,13 +702,29 @@ class ByteLevelTests(unittest.TestCase):
         rng = random.Random(8)
         for trial in range(60):
             text = random_corpus(rng, 80) + rng.choice(list(SCRIPTS.values()))
-            fast = Tokenizer.train(text, 256 + 40, byte_level=True)
+            ties = bpe.TIE_RULES[trial % 2]
+            fast = Tokenizer.train(text, 256 + 40, byte_level=True, ties=ties)
             sequences = Counter(tuple(bpe.SINGLE_BYTES[b] for b in chunk.encode()) for chunk in chunks(text, "gpt2"))
             expected = [
                 ((bpe.bytes_to_display(left), bpe.bytes_to_display(right)), count)
-                for (left, right), count in reference_train(sequences, 40)
+                for (left, right), count in reference_train(sequences, 40, ties=ties)
             ]
             self.assertEqual([(tuple(entry["pair"]), entry["count"]) for entry in fast.history], expected)
+
+    def test_offsets_are_character_spans(self):
+        text = "mia's café ☕ <|endoftext|> 👩‍👧 x\ud83d\ude00y\ud800"
+        for tokenizer in (BYTES, LAB, Tokenizer.train(CORPUS, 100, special_tokens=["<|endoftext|>"])):
+            triples = tokenizer.encode_with_offsets(text, allowed_special="all")
+            self.assertEqual([token_id for token_id, _, _ in triples], tokenizer.encode(text, allowed_special="all"))
+            covered = [start for _, start, _ in triples]
+            self.assertEqual(covered, sorted(covered))
+            self.assertEqual((triples[0][1], triples[-1][2]), (0, len(text)))
+            for token_id, start, end in triples:
+                if not tokenizer.byte_level:
+                    self.assertEqual(end - start, len(tokenizer.decode([token_id])))
+        coffee = [span for token_id, *span in BYTES.encode_with_offsets("a☕") if token_id != 97]
+        self.assertEqual(coffee, [[1, 2]] * 3)  # each byte of the cup holds part of the one character
+        self.assertEqual(BYTES.encode_with_offsets("\ud83d\ude00")[0][1:], (0, 2))
 
 
 class SpecialTokenTests(unittest.TestCase):

@@ -555,9 +555,15 @@ class FrictionTests(CommandLineTestCase):
         self.assertIn(b"bpe: reading the text from the terminal; end it with Ctrl-D", output)
         self.assertIn(b"58 36 33 89 85 4 1\r\n", output)
 
-    def test_the_lab_pattern_is_described_as_ascii_only(self):
-        result = run("train", "--help")
-        self.assertIn("lab knows only ASCII letters and digits", " ".join(result.stdout.decode().split()))
+    def test_the_pattern_can_be_chosen_and_the_lab_one_is_described_as_ascii_only(self):
+        russian = write(FOLDER, "russian.txt", "«привет», сказал он. «привет», сказала она.\n".encode() * 20)
+        out = os.path.join(FOLDER, "russian.json")
+        trained, helped = run_all(("train", russian, "--vocab-size", "60", "--pattern", "o200k", "-o", out),
+                                  ("train", "--help"))
+        self.assertSucceeds(trained)
+        self.assertEqual(load_json(out)["pattern"], "o200k")
+        self.assertEqual(bpe.chunks("«привет», café", "o200k"), ["«привет", "»,", " café"])
+        self.assertIn("lab knows only ASCII letters and digits", " ".join(helped.stdout.decode().split()))
 
     def test_make_corpus_check_names_the_first_differing_line(self):
         with tempfile.TemporaryDirectory() as folder:
