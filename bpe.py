@@ -1214,14 +1214,18 @@ def _training_options(vocab_size, byte_level, pattern, special_tokens, ties, pro
 
 
 class SpecialTokenInText(ValueError):
-    """``encode`` found a special token's text that it was not told to allow."""
+    """``encode`` found a special token's text that it was not told to allow (in the file ``where``, if given)."""
 
-    def __init__(self, token):
-        self.token = token
+    def __init__(self, token, where=None):
+        self.token, self.where = token, where
         super().__init__(
-            f"text contains the special token {token!r}; pass allowed_special={{{token!r}}} to encode it "
+            ("" if where is None else f"{where}: ")
+            + f"text contains the special token {token!r}; pass allowed_special={{{token!r}}} to encode it "
             "as a special token, or disallowed_special=() to encode it as ordinary text"
         )
+
+    def __reduce__(self):  # so that it comes back whole from a worker process
+        return SpecialTokenInText, (self.token, self.where)
 
 
 # --------------------------------------------------------------------------
@@ -1986,27 +1990,37 @@ def _file_blocks(paths, pattern, block_size, progress):
         done += sizes[number]
 
 
-def _encoded_blocks(tokenizer, blocks, workers, specials, typecode):
-    """Each block's IDs as little-endian bytes, in order, with its file number; several processes if asked."""
+def _encoded_blocks(tokenizer, paths, blocks, workers, specials, typecode):
+    """Each block's IDs as little-endian bytes, in order, with its file number; several processes if asked.
+
+    A special token refused in a block is reported with the file it is in.
+    """
     encode = functools.partial(_encode_to_bytes, specials=specials, typecode=typecode)
+
+    def ids(number, compute):
+        try:
+            return compute()
+        except SpecialTokenInText as error:
+            raise SpecialTokenInText(error.token, paths[number]) from None
+
     if workers == 1:
         for number, block in blocks:
-            yield number, encode(block, tokenizer)
+            yield number, ids(number, lambda: encode(block, tokenizer))
         return
     blocks = iter(blocks)
     first = next(blocks, None)
     if first is None:
         return
-    yield first[0], encode(first[1], tokenizer)  # warms the cache the workers start with
+    yield first[0], ids(first[0], lambda: encode(first[1], tokenizer))  # warms the cache the workers start with
     pending = []
     with _worker_pool(tokenizer, workers) as pool:
         for number, block in blocks:
             pending.append((number, pool.submit(encode, block)))
             if len(pending) >= 2 * workers:
                 number, future = pending.pop(0)
-                yield number, future.result()
+                yield number, ids(number, future.result)
         for number, future in pending:
-            yield number, future.result()
+            yield number, ids(number, future.result)
 
 
 def _encode_to_bytes(text, tokenizer=None, *, specials, typecode):
@@ -2073,7 +2087,7 @@ def _encode_files(tokenizer, paths, out_path, workers, separator, allowed_specia
             atomic_writer(out_path, "out_path") as stream:
         blocks = _file_blocks(paths, tokenizer.pattern, block_size, progress)
         ended = 0  # files whose blocks are all written, and the separator after them
-        for number, data in _encoded_blocks(tokenizer, blocks, workers, specials, typecode):
+        for number, data in _encoded_blocks(tokenizer, paths, blocks, workers, specials, typecode):
             while ended < number:
                 stream.write(ending)
                 ended += 1
@@ -2101,7 +2115,7 @@ def _count_files(tokenizer, paths, workers, allowed_special, disallowed_special,
     _check_callback(progress, "progress")
     counts = [0] * len(paths)
     blocks = _file_blocks(paths, tokenizer.pattern, block_size, progress)
-    for number, data in _encoded_blocks(tokenizer, blocks, workers, specials, "I"):
+    for number, data in _encoded_blocks(tokenizer, paths, blocks, workers, specials, "I"):
         counts[number] += len(data) // 4
     return counts
 

@@ -622,11 +622,22 @@ def file_progress(line, verb):
     return progress
 
 
+@contextlib.contextmanager
+def special_tokens_in_command_line_words():
+    """Say how to allow a special token the command line's way, rather than the API's."""
+    try:
+        yield
+    except bpe.SpecialTokenInText as error:
+        where = "" if error.where is None else f"{error.where}: "
+        raise CommandError(f"{where}the text contains the special token {error.token!r}; add --allow-special to "
+                           "encode it as its ID") from None
+
+
 def command_prepare(args):
     """Encode files into one flat file of token IDs (and its .json description) for training a model."""
     tokenizer = load_tokenizer(args)
     check_output(args.output, args.files)
-    with terminal_line() as line:
+    with terminal_line() as line, special_tokens_in_command_line_words():
         summary = tokenizer.encode_files(args.files, args.output, workers=args.workers, separator=args.separator,
                                          allowed_special="all" if args.allow_special else (),
                                          progress=file_progress(line, "encoding"))
@@ -637,7 +648,7 @@ def command_prepare(args):
 def command_count(args):
     """Print the number of tokens in each file, then the total."""
     tokenizer = load_tokenizer(args)
-    with terminal_line() as line:
+    with terminal_line() as line, special_tokens_in_command_line_words():
         counts = tokenizer.count_files(args.files, workers=args.workers,
                                        allowed_special="all" if args.allow_special else (),
                                        progress=file_progress(line, "counting"))
