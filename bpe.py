@@ -1054,32 +1054,33 @@ def _check_byte_alphabet(alphabet):
     return list(alphabet)
 
 
-def _check_merges(merges, tokens):
-    """Refuse merges that are not pairs of existing tokens making a new one.
+def _check_merges(merges, base):
+    """Refuse merges that are not pairs of existing tokens making a new one; return the tokens they make.
 
-    ``tokens`` is the set of tokens before the first merge; it grows as each
-    merge is checked, because a merge may only use tokens that exist at that
-    point in the list.
+    ``base`` are the tokens before the first merge; the set of tokens grows
+    as each merge is checked, because a merge may only use tokens that exist
+    at that point in the list. ``<unk>`` is never a part.
     """
     _check_list(merges, "merges", "[left, right] pairs")
+    tokens = set(base) - {UNK}
+    made = []
     for rank, merge in enumerate(merges):
         if not isinstance(merge, (list, tuple)) or len(merge) != 2:
             raise ValueError(f"merge {rank} is {_shown(merge)}; each merge must be a [left, right] pair")
         left, right = merge
         if not isinstance(left, str) or not isinstance(right, str):
             raise ValueError(f"merge {rank} is {_shown(merge)}; both parts must be strings")
-        for part in (left, right):
-            if part not in tokens or part == UNK:
-                raise ValueError(
-                    f"merge {rank} ({_shown(left)}, {_shown(right)}) uses {_shown(part)}, "
-                    "which is not a token at that point"
-                )
-        if left + right in tokens:
-            raise ValueError(
-                f"merge {rank} ({_shown(left)}, {_shown(right)}) makes {_shown(left + right)}, "
-                "which is already a token"
-            )
-        tokens.add(left + right)
+        joined = left + right
+        if left not in tokens or right not in tokens:
+            missing = left if left not in tokens else right
+            raise ValueError(f"merge {rank} ({_shown(left)}, {_shown(right)}) uses {_shown(missing)}, "
+                             "which is not a token at that point")
+        if joined in tokens or joined == UNK:
+            raise ValueError(f"merge {rank} ({_shown(left)}, {_shown(right)}) makes {_shown(joined)}, "
+                             "which is already a token")
+        tokens.add(joined)
+        made.append(joined)
+    return made
 
 
 def _check_special_text(text, byte_level):
@@ -1287,8 +1288,7 @@ class Tokenizer:
         else:
             _check_alphabet(alphabet)
             base = [UNK, *alphabet]
-        _check_merges(merges, set(base))
-        ordinary = base + [left + right for left, right in merges]
+        ordinary = base + _check_merges(merges, base)
         self.special_tokens = _special_token_ids(special_tokens, ordinary, byte_level)
         self.byte_level = byte_level
         self.pattern = pattern
@@ -2248,28 +2248,74 @@ def _stopping_cleanly():
 # That replay is ordinary pair-by-pair BPE in disguise. Suppose every token
 # below rank r is built by its replay from exactly two pieces, its pair.
 # Then whenever tiktoken's replay joins two pieces into a token T of rank
-# below r, those pieces are T's pair: they tile T's bytes, every join inside
-# them happened in rank order with nothing crossing their edge, which is T's
-# own replay. So tiktoken's replay and ``encode_chunk`` with the pairs
-# recovered so far make the same choices, and the pair of the token of rank
-# r is what ``encode_chunk`` makes of its bytes, if that is two pieces. If
-# it is not, tiktoken and a merge list cannot agree and the file is refused.
-# The same argument checks an export: each of our merges must be what
-# ``encode_chunk`` makes of the merged bytes with the merges before it.
+# below r, those pieces are T's pair: they tile T's bytes, and every join
+# inside them happened in rank order with nothing crossing their edge, which
+# is T's own replay. So tiktoken's replay and ``encode_chunk`` with the pairs
+# recovered so far make the same choices. Taking the tokens in rank order,
+# each step may therefore reason about pairs, never about bytes.
+#
+# Which pair? For T = A + B (both older tokens), replaying T's bytes runs
+# A's replay and B's side by side until a merge joins a piece of A's part to
+# a piece of B's, and it ends in [A, B] exactly when no such crossing ever
+# happens. The piece of A's part touching the edge is A's last piece, then
+# its right part, then that one's right part, down to one byte (A's "right
+# spine"), each there from the rank it was made until the rank of its
+# parent; B's edge pieces likewise go down B's left parts. A crossing is a
+# merge (X, Y) of rank w, below T's, with X and Y at the edge together when
+# w comes: w below X's parent and no later than Y's (on a tie, the merge on
+# the left, A's, goes first). ``_keeps_pair`` walks the two spines down
+# together, one dictionary look-up per step. Of the ways to cut T into two
+# older tokens, at most one passes (the replay is deterministic), so an
+# import tries them, longest first part first, and a file where none passes
+# is refused. An export checks each of our merges the same way. Long spines
+# make a walk long; real vocabularies need a few steps (13 at most on
+# cl100k and o200k), and vocabularies built to defeat it cost quadratic time.
 
 
-def _tiktoken_splits(token_bytes, byte_ids, pair_of):
-    """For each token from rank 256 on: ``(rank, IDs)``, what replaying its bytes with the lower ranks gives.
+def _keeps_pair(left, right, merged_id, parts, rank):
+    """Whether tiktoken's replay of ``left + right``'s bytes, with the merges below ``rank``, ends in [left, right].
 
-    ``token_bytes`` lists the tokens' bytes by rank and ``byte_ids`` maps
-    each byte to its rank (a ``bytes.translate`` table). ``pair_of(rank,
-    split)`` names the pair to merge into that rank before going on.
+    IDs are ranks: 0-255 the single bytes (there from the start), then one
+    per merge, whose parts are ``parts[id]``. ``merged_id`` holds the merges
+    below ``rank`` only.
     """
+    x, x_until = left, rank  # the edge piece of the left part, and when it gets merged into its parent
+    y, y_until = right, sys.maxsize
+    while True:
+        crossing = merged_id.get((x, y))
+        if crossing is not None and crossing < x_until and crossing <= y_until:
+            return False
+        if x < 256 and y < 256:
+            return True
+        if x > y:  # made later: its parts were at the edge before it
+            x, x_until = parts[x][1], x
+        else:
+            y, y_until = parts[y][0], y
+
+
+def _recover_pairs(token_bytes, path):
+    """Each token's merge pair (by rank: ``parts[rank]``), as tiktoken's replay builds it; or a ``ValueError``."""
+    rank_of = {token: rank for rank, token in enumerate(token_bytes)}
+    parts = [None] * len(token_bytes)
     merged_id = {}
     for rank in range(256, len(token_bytes)):
-        split = encode_chunk(token_bytes[rank].translate(byte_ids), merged_id)
-        yield rank, split
-        merged_id[pair_of(rank, split)] = rank
+        token = token_bytes[rank]
+        for cut in range(len(token) - 1, 0, -1):
+            left = rank_of.get(token[:cut], rank)
+            if left < rank:
+                right = rank_of.get(token[cut:], rank)
+                if right < rank and (len(token) == 2 or _keeps_pair(left, right, merged_id, parts, rank)):
+                    break
+        else:
+            pieces = encode_chunk(token.translate(bytes(rank_of[byte] for byte in SINGLE_BYTES)), merged_id)
+            raise ValueError(
+                f"{path}: line {rank + 1}: tiktoken builds {_shown(token)} from {len(pieces)} pieces of lower rank "
+                f"({' + '.join(_shown(token_bytes[piece]) for piece in pieces)}), not from a pair, so no merge list "
+                "can give the same tokens"
+            )
+        parts[rank] = (left, right)
+        merged_id[left, right] = rank
+    return parts
 
 
 def _load_tiktoken(cls, path, pattern, special_tokens):
@@ -2281,24 +2327,21 @@ def _load_tiktoken(cls, path, pattern, special_tokens):
     if data[:2] == b"\x1f\x8b":
         data = _gunzip(data, path)
     token_bytes = _parse_ranks(data, path)
-    byte_ids = bytes(token_bytes.index(SINGLE_BYTES[byte]) for byte in range(256))
-    merges = []
-    for rank, split in _tiktoken_splits(token_bytes, byte_ids, lambda rank, split: tuple(split)):
-        if len(split) != 2:
-            raise ValueError(
-                f"{path}: line {rank + 1}: tiktoken builds {_shown(token_bytes[rank])} from {len(split)} pieces of "
-                "lower rank, not from a pair, so no merge list can give the same tokens"
-            )
-        merges.append((bytes_to_display(token_bytes[split[0]]), bytes_to_display(token_bytes[split[1]])))
-    alphabet = [BYTE_TO_CHAR[token[0]] for token in token_bytes[:256]]
+    display = [bytes_to_display(token) for token in token_bytes]
+    merges = [(display[left], display[right]) for left, right in _recover_pairs(token_bytes, path)[256:]]
     try:
-        return cls(alphabet, merges, byte_level=True, pattern=pattern, special_tokens=special_tokens or {})
+        return cls(display[:256], merges, byte_level=True, pattern=pattern, special_tokens=special_tokens or {})
     except ValueError as error:
         raise ValueError(f"{path}: {error}") from None
 
 
 def _parse_ranks(data, path):
-    """The token bytes of a ``.tiktoken`` file, by rank; malformed lines are refused with their number."""
+    """The token bytes of a ``.tiktoken`` file, by rank; malformed lines are refused with their number.
+
+    Each line must be the canonical base64 of a token, a space, and its rank;
+    the ranks are 0 to the number of lines - 1, each once, and ranks 0-255
+    are the 256 single bytes (in any order).
+    """
     lines = data.split(b"\n")
     if lines and not lines[-1]:
         lines.pop()
@@ -2306,15 +2349,15 @@ def _parse_ranks(data, path):
     for number, line in enumerate(lines, 1):
         encoded, _, rank_text = line.partition(b" ")
         try:
-            token = binascii.a2b_base64(encoded, strict_mode=True)
+            token = binascii.a2b_base64(encoded)
             rank = int(rank_text)
         except (binascii.Error, ValueError):
-            raise ValueError(f"{path}: line {number}: expected 'base64-token rank', found {_shown(line)}") from None
-        if not token or not 0 <= rank < len(lines) or token_bytes[rank] is not None:
-            raise ValueError(
-                f"{path}: line {number}: rank {rank} must be new and below {len(lines):,} (the ranks are 0 to the "
-                "number of lines - 1, each once), for a non-empty token"
-            )
+            token = rank = None
+        if not token or binascii.b2a_base64(token, newline=False) != encoded:
+            raise ValueError(f"{path}: line {number}: expected 'base64-token rank', found {_shown(line)}")
+        if not 0 <= rank < len(lines) or token_bytes[rank] is not None:
+            raise ValueError(f"{path}: line {number}: rank {rank} must be new and below {len(lines):,} (the ranks are "
+                             "0 to the number of lines - 1, each once)")
         token_bytes[rank] = token
     if len(set(token_bytes)) != len(token_bytes):
         raise ValueError(f"{path}: a token appears on two lines")
@@ -2341,21 +2384,21 @@ def _tiktoken_arguments(tokenizer):
                 f"special token {_shown(shorter)} begins {_shown(longer)}: tiktoken has no fixed rule for which "
                 "of the two it matches, so this tokenizer cannot be exported to it"
             )
-    token_bytes = [tokenizer.decode_bytes([token_id]) for token_id in range(len(tokenizer.ids))]
+    token_bytes = tokenizer._decoded[:len(tokenizer.ids)]
     ids = tokenizer.ids
-
-    def own_pair(rank, split):
-        left, right = tokenizer.merges[rank - 256]
-        if split != [ids[left], ids[right]]:
-            shown = " + ".join(_shown(tokenizer.vocab[token_id]) for token_id in split)
+    parts = [None] * 256 + [(ids[left], ids[right]) for left, right in tokenizer.merges]
+    merged_id = {}
+    for rank in range(256, len(token_bytes)):
+        left, right = parts[rank]
+        if not _keeps_pair(left, right, merged_id, parts, rank):
+            pieces = encode_chunk(token_bytes[rank].translate(tokenizer._byte_ids), merged_id)
+            shown = " + ".join(_shown(tokenizer.vocab[piece]) for piece in pieces)
             raise ValueError(
-                f"tiktoken would build {_shown(left + right)} as {shown}, not {_shown(left)} + {_shown(right)}: "
-                "it ranks joined bytes, not pairs, so this merge list cannot be exported"
+                f"tiktoken would build {_shown(tokenizer.vocab[rank])} as {shown}, not "
+                f"{_shown(tokenizer.vocab[left])} + {_shown(tokenizer.vocab[right])}: it ranks joined bytes, not "
+                "pairs, so this merge list cannot be exported"
             )
-        return ids[left], ids[right]
-
-    for _ in _tiktoken_splits(token_bytes, tokenizer._byte_ids, own_pair):
-        pass
+        merged_id[(left, right)] = rank
     return {
         "name": "bpe-lab",
         "pat_str": pattern_source(tokenizer.pattern, "rust"),
