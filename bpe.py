@@ -45,7 +45,7 @@ import sys
 import tempfile
 import threading
 from collections import Counter
-from itertools import chain
+from itertools import chain, repeat
 from typing import BinaryIO, Callable, Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 import bpe_unicode
@@ -248,7 +248,10 @@ PATTERN_TEMPLATES = {
     # GPT-2's rules for any script: common English contractions, letter runs
     # and number runs with an optional leading space, runs of other symbols,
     # and whitespace runs, which leave their last space to a following word.
-    "gpt2": "'s|'t|'re|'ve|'m|'ll|'d| ?{letter}+| ?{number}+| ?{other}+|{space}+(?!{not_space})|{space}+",
+    # (GPT-2 wrote the contractions as 's|'t|'re|'ve|'m|'ll|'d; with the
+    # apostrophe taken out in front they match the same, and regex engines,
+    # tiktoken's among them, try the rest only after an apostrophe.)
+    "gpt2": "'(?:s|t|re|ve|m|ll|d)| ?{letter}+| ?{number}+| ?{other}+|{space}+(?!{not_space})|{space}+",
     # GPT-4's (tiktoken's cl100k_base): contractions in any case, a letter run
     # with one optional non-letter before it, numbers in groups of up to three
     # digits, symbol runs that keep the line breaks after them, and whitespace
@@ -310,12 +313,12 @@ def pattern_source(name: str, syntax: str = "python") -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _compiled_template(template):
+def _compiled_template(template, syntax="python"):
     """A template filled with the character classes, compiled for Python once, on first use.
 
     Compiling waits until first use because the large classes take a moment.
     """
-    return re.compile(_fill_classes(template, "python"))
+    return re.compile(_fill_classes(template, syntax))
 
 
 def _fill_classes(template, syntax):
@@ -336,7 +339,7 @@ def _fill_classes(template, syntax):
         "lab_other": _none_of("0030-0039 0041-005A 0061-007A" + unicode.SPACE_RANGES, syntax),
         "upper": _one_of(unicode.UPPER_RANGES + with_case, syntax),
         "lower": _one_of(unicode.LOWER_RANGES + with_case, syntax),
-        "end": "\\Z" if syntax == "python" else "\\z",
+        "end": "\\Z" if syntax in ("python", "basic") else "\\z",
     }
     for letter, variants in unicode.CASE_VARIANTS.items():
         classes[letter] = "[" + "".join(_escape_code_point(ord(char), syntax) for char in variants) + "]"
@@ -355,11 +358,13 @@ def _one_of(ranges_text, syntax):
     that reaches above it one range at a time, while a class within the
     Basic Multilingual Plane is one table look-up, five times faster on
     ordinary text. The part above is only tried for characters up there.
+    The ``"basic"`` syntax keeps only the part below, for text that has no
+    character above U+FFFF (see ``chunker``).
     """
-    if syntax != "python":
+    if syntax not in ("python", "basic"):
         return f"[{_class_text(ranges_text, syntax)}]"
     basic, astral = _split_planes(ranges_text)
-    if not astral:
+    if not astral or syntax == "basic":
         return f"[{_class_text(basic, syntax)}]"
     above = _class_text(ASTRAL, syntax)
     return f"(?:[{_class_text(basic, syntax)}]|(?=[{above}])[{_class_text(astral, syntax)}])"
@@ -367,10 +372,10 @@ def _one_of(ranges_text, syntax):
 
 def _none_of(ranges_text, syntax):
     """A regex matching one character outside the ranges (split at U+FFFF for Python, as in ``_one_of``)."""
-    if syntax != "python":
+    if syntax not in ("python", "basic"):
         return f"[^{_class_text(ranges_text, syntax)}]"
     basic, astral = _split_planes(ranges_text)
-    if not astral:
+    if not astral or syntax == "basic":
         return f"[^{_class_text(basic, syntax)}]"
     above = _class_text(ASTRAL, syntax)
     return f"(?:[^{_class_text(basic, syntax)}{above}]|(?=[{above}])[^{_class_text(astral, syntax)}])"
@@ -390,7 +395,7 @@ def _class_text(ranges_text, syntax):
 
 def _escape_code_point(code, syntax):
     """One code point as a regex escape: ``\\uXXXX`` for Python, ``\\x{X}`` for Rust and Oniguruma."""
-    if syntax == "python":
+    if syntax in ("python", "basic"):
         return f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}"
     if syntax in ("rust", "oniguruma"):
         return f"\\x{{{code:X}}}"
@@ -416,13 +421,13 @@ def _split_planes(ranges_text):
 # there a safe cut is whitespace after a letter or a number: no chunk holds a
 # letter or number followed by whitespace, and neither half then ends in
 # whitespace, so "whitespace at the end of the text" means the same in the
-# half as in the whole. Cuts are searched for in the reversed text, so each
-# rule reads "whitespace, then the character before it".
-REVERSED_SAFE_CUTS = {
-    "lab": "{space}{not_space}",
-    "gpt2": "{space}{not_space}",
-    "cl100k": "{white}(?:{letter}|{number})",
-    "o200k": "{white}(?:{letter}|{number})",
+# half as in the whole. Each rule is (the character before the cut, the one
+# after it).
+SAFE_CUTS = {
+    "lab": ("{not_space}", "{space}"),
+    "gpt2": ("{not_space}", "{space}"),
+    "cl100k": ("(?:{letter}|{number})", "{white}"),
+    "o200k": ("(?:{letter}|{number})", "{white}"),
 }
 
 
@@ -432,11 +437,13 @@ def last_safe_cut(text: str, pattern: str = "lab") -> int:
     >>> last_safe_cut("ab cd ef")
     5
 
-    Searching the reversed text finds it near the end without reading the
-    rest; a copy of a block is cheap next to chunking it.
+    Searching the reversed text (for "the character after the cut, then the
+    one before it") finds it near the end without reading the rest; a copy
+    of a block is cheap next to chunking it.
     """
     _check_pattern(pattern)
-    match = _compiled_template(REVERSED_SAFE_CUTS[pattern]).search(text[::-1])
+    before, after = SAFE_CUTS[pattern]
+    match = _compiled_template(after + before).search(text[::-1])
     return -1 if match is None else len(text) - 1 - match.start()
 
 
@@ -782,10 +789,54 @@ def _merge_everywhere(pair, new, coded, weights, pair_counts, pair_chunks):
 
 
 def encode_chunk(ids: Sequence[int], merged_id: Mapping[tuple[int, int], int]) -> list[int]:
-    """Replay merges on one chunk's IDs, giving what ``reference_encode`` gives, in near-linear time.
+    """Replay merges on one chunk's IDs, giving what ``reference_encode`` gives.
 
     ``merged_id`` maps a pair of IDs to the ID of its merge. Merged IDs grow
     with merge rank, so the smallest merged ID present is the earliest merge.
+    Most chunks are a few tokens long, and for them the plain loop of
+    ``_merge_few`` is quickest; a long chunk goes through ``_merge_queued``,
+    whose time grows like n log n.
+    """
+    if len(ids) <= FEW:
+        return _merge_few(ids, merged_id)
+    return _merge_queued(ids, merged_id)
+
+
+FEW = 32
+"""Up to how many starting IDs a chunk is merged by the plain loop."""
+
+NO_MERGE = sys.maxsize
+"""Stands for "this pair is not a merge" among merged IDs, so that ``min`` finds the earliest merge."""
+
+
+def _merge_few(ids, merged_id):
+    """``encode_chunk`` for a short chunk: merge the leftmost of the earliest merges, look again.
+
+    Taking one occurrence at a time equals the reference's "all occurrences
+    of the pair, left to right": a merge only creates pairs that rank later
+    than itself, so the next earliest merge is the same pair further right,
+    until none is left. ``merged[i]`` is what the pair at ``i`` merges into.
+    """
+    get = merged_id.get
+    ids = list(ids)
+    merged = list(map(get, zip(ids, ids[1:]), repeat(NO_MERGE)))
+    while merged:
+        new = min(merged)
+        if new == NO_MERGE:
+            break
+        at = merged.index(new)
+        ids[at] = new
+        del ids[at + 1], merged[at]
+        if at > 0:
+            merged[at - 1] = get((ids[at - 1], new), NO_MERGE)
+        if at < len(merged):
+            merged[at] = get((new, ids[at + 1]), NO_MERGE)
+    return ids
+
+
+def _merge_queued(ids, merged_id):
+    """``encode_chunk`` for a long chunk, in time that grows like n log n in its length.
+
     Every adjacent pair that is a merge is queued under its merged ID, as the
     position of its left token, and the queues are taken in ID order: lowest
     rank first, its occurrences from left to right, as in the reference.
@@ -835,12 +886,46 @@ def encode_chunk(ids: Sequence[int], merged_id: Mapping[tuple[int, int], int]) -
 
 
 # Chunking. ``chunker(pattern)`` equals ``chunks`` (without the check that
-# the chunks join up to the text, which the tests make instead).
+# the chunks join up to the text, which the tests make instead). The classes
+# of GPT-2's, GPT-4's and GPT-4o's patterns reach above U+FFFF, so each is a
+# group of two alternatives (see ``_one_of``), and Python's ``re`` runs a
+# repeated group through its slow general loop. Most text has no character
+# above U+FFFF, and there the "basic" version of the pattern, with plain
+# classes cut down to the Basic Multilingual Plane, finds the same chunks
+# twice as fast. Around a character above U+FFFF (an emoji, say) the full
+# pattern runs, from the last safe cut before it to the first safe cut after
+# it, so that both versions cut the same text the same way.
+
+ABOVE_BASIC = re.compile("[\U00010000-\U0010FFFF]")
+"""A character above U+FFFF (outside the Basic Multilingual Plane)."""
 
 
 def chunker(pattern: str) -> Callable[[str], list[str]]:
-    """A function that cuts text into chunks exactly as ``chunks(text, pattern)`` does, faster."""
-    return compiled(pattern).findall
+    """A function that cuts text into chunks exactly as ``chunks(text, pattern)`` does, faster.
+
+    >>> chunker("gpt2")("I'll pay 5 🍪!")
+    ['I', "'ll", ' pay', ' 5', ' 🍪!']
+    """
+    _check_pattern(pattern)
+    template = PATTERN_TEMPLATES[pattern]
+    full, basic = _compiled_template(template).findall, _compiled_template(template, "basic").findall
+    next_cut = _compiled_template("".join(SAFE_CUTS[pattern])).search
+
+    def cut(text):
+        found, done = [], 0  # the text before ``done`` is chunked, and ``done`` is a safe cut
+        above = ABOVE_BASIC.search(text)
+        while above is not None:
+            start = done + max(0, last_safe_cut(text[done:above.start()], pattern))
+            after = next_cut(text, above.end() - 1)  # the cut may come right after this character
+            end = len(text) if after is None else after.start() + 1
+            found += basic(text, done, start)
+            found += full(text, start, end)
+            done = end
+            above = ABOVE_BASIC.search(text, done)
+        found += basic(text, done)
+        return found
+
+    return cut
 
 
 def count_chunks(blocks: Iterable[str], pattern: str = "lab", *, special_tokens: Iterable[str] = ()) -> Counter:

@@ -885,6 +885,20 @@ class PatternTests(unittest.TestCase):
         )
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
 
+    def test_the_fast_chunker_cuts_exactly_as_the_definition(self):
+        rng = random.Random(31)
+        astral = ["🍪", "👩\u200d👩\u200d👧", "𝔘𝔫𝔦", "\U0001e030", "𠀀x", "🇫🇷"]
+        texts = [random_unicode(rng, rng.randint(0, 60)) for _ in range(2000)] + list(SCRIPTS.values())
+        for _ in range(1000):
+            parts = [rng.choice(list(SCRIPTS.values()))[:rng.randint(0, 30)] for _ in range(rng.randint(1, 6))]
+            for _ in range(rng.randint(0, 4)):  # windows around characters above U+FFFF, near and far apart
+                parts.insert(rng.randint(0, len(parts)), rng.choice(astral) + rng.choice(["", " ", "\n", ".", "a"]))
+            texts.append("".join(parts))
+        for name in bpe.PATTERNS:
+            cut = bpe.chunker(name)
+            for text in texts:
+                self.assertEqual(cut(text), chunks(text, name), (name, text))
+
     def test_characters_newer_than_the_pinned_version_are_other(self):
         self.assertEqual(chunks("ab" + NEWER_THAN_PINNED[0] + "cd", "gpt2"), ["ab", NEWER_THAN_PINNED[0], "cd"])
 
