@@ -11,13 +11,15 @@ The module reads top to bottom:
 1. BPE by definition: merging a pair, counting pairs, choosing the best, and
    the simple trainer and encoder (``reference_train``, ``reference_encode``).
 2. Chunks: how text is cut before any merging (the lab's pattern, then
-   GPT-2's, GPT-4's and GPT-4o's), and where long text may be cut in blocks.
+   GPT-2's, GPT-4's and GPT-4o's), and where long text and files may be cut
+   into blocks without changing the chunks.
 3. Bytes: GPT-2's printable form of the 256 byte values.
 4. The fast engine: a trainer, a chunk encoder and a chunker that give
    exactly what the definitions give, fast enough for real corpora.
 5. Checks: what the arguments, merge lists and special tokens must be.
 6. The ``Tokenizer`` that later lessons import.
-7. Files: the tokenizer's JSON formats, reading with limits, atomic writes.
+7. Files: the tokenizer's JSON formats, reading with limits, token files for
+   training a model, and atomic writes that never replace what they should not.
 8. Imports and exports: tiktoken and Hugging Face files, both ways.
 
 The command line is ``bpe_cli.py`` (``python3 bpe.py --help``), the Unicode
@@ -327,18 +329,18 @@ def _fill_classes(template, syntax):
     letters_and_numbers = unicode.LETTER_RANGES + unicode.NUMBER_RANGES
     with_case = unicode.OTHER_LETTER_RANGES + unicode.MARK_RANGES
     classes = {
-        "space": _one_of(unicode.SPACE_RANGES, syntax),
-        "not_space": _none_of(unicode.SPACE_RANGES, syntax),
-        "white": _one_of(unicode.WHITE_SPACE_RANGES, syntax),
-        "not_white": _none_of(unicode.WHITE_SPACE_RANGES, syntax),
-        "letter": _one_of(unicode.LETTER_RANGES, syntax),
-        "number": _one_of(unicode.NUMBER_RANGES, syntax),
-        "other": _none_of(unicode.SPACE_RANGES + letters_and_numbers, syntax),
-        "symbol": _none_of(unicode.WHITE_SPACE_RANGES + letters_and_numbers, syntax),
-        "prefix": _none_of("000A 000D" + letters_and_numbers, syntax),
-        "lab_other": _none_of("0030-0039 0041-005A 0061-007A" + unicode.SPACE_RANGES, syntax),
-        "upper": _one_of(unicode.UPPER_RANGES + with_case, syntax),
-        "lower": _one_of(unicode.LOWER_RANGES + with_case, syntax),
+        "space": _char_class(unicode.SPACE_RANGES, syntax),
+        "not_space": _char_class(unicode.SPACE_RANGES, syntax, negated=True),
+        "white": _char_class(unicode.WHITE_SPACE_RANGES, syntax),
+        "not_white": _char_class(unicode.WHITE_SPACE_RANGES, syntax, negated=True),
+        "letter": _char_class(unicode.LETTER_RANGES, syntax),
+        "number": _char_class(unicode.NUMBER_RANGES, syntax),
+        "other": _char_class(unicode.SPACE_RANGES + letters_and_numbers, syntax, negated=True),
+        "symbol": _char_class(unicode.WHITE_SPACE_RANGES + letters_and_numbers, syntax, negated=True),
+        "prefix": _char_class("000A 000D" + letters_and_numbers, syntax, negated=True),
+        "lab_other": _char_class("0030-0039 0041-005A 0061-007A" + unicode.SPACE_RANGES, syntax, negated=True),
+        "upper": _char_class(unicode.UPPER_RANGES + with_case, syntax),
+        "lower": _char_class(unicode.LOWER_RANGES + with_case, syntax),
         "end": "\\Z" if syntax in ("python", "basic") else "\\z",
     }
     for letter, variants in unicode.CASE_VARIANTS.items():
@@ -351,8 +353,8 @@ ASTRAL = "10000-10FFFF"
 """The code points above the Basic Multilingual Plane."""
 
 
-def _one_of(ranges_text, syntax):
-    """A regex matching one character of the ranges.
+def _char_class(ranges_text, syntax, negated=False):
+    """A regex matching one character of the ranges (with ``negated``, one outside them).
 
     For Python the class is split at U+FFFF: Python's ``re`` checks a class
     that reaches above it one range at a time, while a class within the
@@ -361,24 +363,15 @@ def _one_of(ranges_text, syntax):
     The ``"basic"`` syntax keeps only the part below, for text that has no
     character above U+FFFF (see ``chunker``).
     """
+    caret = "^" if negated else ""
     if syntax not in ("python", "basic"):
-        return f"[{_class_text(ranges_text, syntax)}]"
+        return f"[{caret}{_class_text(ranges_text, syntax)}]"
     basic, astral = _split_planes(ranges_text)
     if not astral or syntax == "basic":
-        return f"[{_class_text(basic, syntax)}]"
+        return f"[{caret}{_class_text(basic, syntax)}]"
     above = _class_text(ASTRAL, syntax)
-    return f"(?:[{_class_text(basic, syntax)}]|(?=[{above}])[{_class_text(astral, syntax)}])"
-
-
-def _none_of(ranges_text, syntax):
-    """A regex matching one character outside the ranges (split at U+FFFF for Python, as in ``_one_of``)."""
-    if syntax not in ("python", "basic"):
-        return f"[^{_class_text(ranges_text, syntax)}]"
-    basic, astral = _split_planes(ranges_text)
-    if not astral or syntax == "basic":
-        return f"[^{_class_text(basic, syntax)}]"
-    above = _class_text(ASTRAL, syntax)
-    return f"(?:[^{_class_text(basic, syntax)}{above}]|(?=[{above}])[^{_class_text(astral, syntax)}])"
+    below = f"[{caret}{_class_text(basic, syntax)}{above if negated else ''}]"
+    return f"(?:{below}|(?=[{above}])[{caret}{_class_text(astral, syntax)}])"
 
 
 def _class_text(ranges_text, syntax):
@@ -888,7 +881,7 @@ def _merge_queued(ids, merged_id):
 # Chunking. ``chunker(pattern)`` equals ``chunks`` (without the check that
 # the chunks join up to the text, which the tests make instead). The classes
 # of GPT-2's, GPT-4's and GPT-4o's patterns reach above U+FFFF, so each is a
-# group of two alternatives (see ``_one_of``), and Python's ``re`` runs a
+# group of two alternatives (see ``_char_class``), and Python's ``re`` runs a
 # repeated group through its slow general loop. Most text has no character
 # above U+FFFF, and there the "basic" version of the pattern, with plain
 # classes cut down to the Basic Multilingual Plane, finds the same chunks

@@ -875,7 +875,7 @@ class PatternTests(unittest.TestCase):
         }
         for name, is_member in classes.items():
             with self.subTest(name):
-                pattern = bpe._one_of(getattr(bpe_unicode, name), "python")
+                pattern = bpe._char_class(getattr(bpe_unicode, name), "python")
                 self.assertEqual(set(re.findall(pattern, everything)), set(filter(is_member, everything)))
 
     @unittest.skipUnless(unicodedata.unidata_version == bpe_unicode.UNICODE_VERSION, "needs the pinned Unicode version")
