@@ -46,30 +46,40 @@ Hugging Face cut text into the same chunks whatever Unicode version they know.
 """
 '''
 
-# Each class: its name in bpe_unicode.py, what it holds, and the test for one character.
+# Each class: its name in bpe_unicode.py, what it holds, and the general
+# categories it takes (or "whitespace": Python's str.isspace, or Unicode's
+# White_Space, which leaves out the four information separators).
 CLASSES = [
-    ("LETTER_RANGES", "letters: Lu Ll Lt Lm Lo", lambda char: unicodedata.category(char)[0] == "L"),
-    ("UPPER_RANGES", "upper- and title-case letters: Lu Lt", lambda char: unicodedata.category(char) in ("Lu", "Lt")),
-    ("LOWER_RANGES", "lower-case letters: Ll", lambda char: unicodedata.category(char) == "Ll"),
-    ("OTHER_LETTER_RANGES", "letters without case: Lm Lo", lambda char: unicodedata.category(char) in ("Lm", "Lo")),
-    ("MARK_RANGES", "marks: Mn Mc Me", lambda char: unicodedata.category(char)[0] == "M"),
-    ("NUMBER_RANGES", "numbers: Nd Nl No", lambda char: unicodedata.category(char)[0] == "N"),
-    ("SPACE_RANGES", "Python's whitespace, str.isspace (the lab's and gpt2's)", str.isspace),
-    ("WHITE_SPACE_RANGES", "Unicode's White_Space property (tiktoken's \\s)",
-     lambda char: char.isspace() and char not in INFORMATION_SEPARATORS),
+    ("LETTER_RANGES", "letters: Lu Ll Lt Lm Lo", {"Lu", "Ll", "Lt", "Lm", "Lo"}),
+    ("UPPER_RANGES", "upper- and title-case letters: Lu Lt", {"Lu", "Lt"}),
+    ("LOWER_RANGES", "lower-case letters: Ll", {"Ll"}),
+    ("OTHER_LETTER_RANGES", "letters without case: Lm Lo", {"Lm", "Lo"}),
+    ("MARK_RANGES", "marks: Mn Mc Me", {"Mn", "Mc", "Me"}),
+    ("NUMBER_RANGES", "numbers: Nd Nl No", {"Nd", "Nl", "No"}),
+    ("SPACE_RANGES", "Python's whitespace, str.isspace (the lab's and gpt2's)", "whitespace"),
+    ("WHITE_SPACE_RANGES", "Unicode's White_Space property (tiktoken's \\s)", "whitespace"),
 ]
 
 
-def ranges_where(is_member):
-    """The code points for which ``is_member`` holds, as (first, last) ranges."""
-    ranges = []
+def class_ranges():
+    """Each class's code points as (first, last) ranges, found in one pass over every code point."""
+    by_category = {}
+    for name, _, categories in CLASSES:
+        if categories != "whitespace":
+            for category in categories:
+                by_category.setdefault(category, []).append(name)
+    ranges = {name: [] for name, _, _ in CLASSES}
     for code in range(sys.maxunicode + 1):
-        if not is_member(chr(code)):
-            continue
-        if ranges and ranges[-1][1] == code - 1:
-            ranges[-1][1] = code
-        else:
-            ranges.append([code, code])
+        char = chr(code)
+        names = by_category.get(unicodedata.category(char), [])
+        if char.isspace():
+            names = names + ["SPACE_RANGES"] + ([] if char in INFORMATION_SEPARATORS else ["WHITE_SPACE_RANGES"])
+        for name in names:
+            found = ranges[name]
+            if found and found[-1][1] == code - 1:
+                found[-1][1] = code
+            else:
+                found.append([code, code])
     return ranges
 
 
@@ -94,7 +104,8 @@ def case_variants():
 def generated_module():
     """The whole text of bpe_unicode.py."""
     parts = [MODULE_DOCSTRING.format(version=UNICODE_VERSION), f'\nUNICODE_VERSION = "{UNICODE_VERSION}"\n']
-    parts += [format_ranges(name, comment, ranges_where(test)) for name, comment, test in CLASSES]
+    ranges = class_ranges()
+    parts += [format_ranges(name, comment, ranges[name]) for name, comment, _ in CLASSES]
     parts.append(case_variants())
     return "".join(parts)
 
