@@ -430,14 +430,23 @@ def last_safe_cut(text: str, pattern: str = "lab") -> int:
     >>> last_safe_cut("ab cd ef")
     5
 
-    Searching the reversed text (for "the character after the cut, then the
-    one before it") finds it near the end without reading the rest; a copy
-    of a block is cheap next to chunking it.
+    The search runs backwards over the reversed end of the text ("the
+    character after the cut, then the one before it"), in windows that grow
+    sixteenfold until a cut turns up, so finding one near the end of a long
+    block reads, and copies, only that end.
     """
     _check_pattern(pattern)
     before, after = SAFE_CUTS[pattern]
-    match = _compiled_template(after + before).search(text[::-1])
-    return -1 if match is None else len(text) - 1 - match.start()
+    search = _compiled_template(after + before).search
+    window = 1024
+    while True:
+        start = max(0, len(text) - window)
+        match = search(text[start:][::-1])
+        if match is not None:
+            return len(text) - 1 - match.start()
+        if start == 0:
+            return -1
+        window *= 16
 
 
 def safe_blocks(blocks: Iterable[str], pattern: str = "lab") -> Iterator[str]:
@@ -452,8 +461,9 @@ def safe_blocks(blocks: Iterable[str], pattern: str = "lab") -> Iterator[str]:
     for block in blocks:
         if not block:
             continue
-        before = pending[-1][-1:] if pending else ""
-        cut = last_safe_cut(before + block, pattern) - len(before)
+        cut = last_safe_cut(block, pattern)
+        if cut < 0 and pending and last_safe_cut(pending[-1][-1] + block[0], pattern) == 1:
+            cut = 0  # the cut falls between this block and the one before
         if cut < 0:
             pending.append(block)
             continue
@@ -464,9 +474,12 @@ def safe_blocks(blocks: Iterable[str], pattern: str = "lab") -> Iterator[str]:
         yield "".join(pending)
 
 
-BLOCK_SIZE = 1 << 20
+BLOCK_SIZE = 1 << 16
 """How much text is chunked at a time (characters of a string, bytes of a
-file), so that a long text never becomes one huge list of chunks in memory."""
+file), so that a long text never becomes one huge list of chunks in memory.
+Blocks of 64 KiB cost no speed, and stay below the size at which the C
+library hands memory out and back one block at a time: with blocks of a
+megabyte, a long file left the process a little larger after every few."""
 
 
 def text_blocks(text: str, block_size: int = BLOCK_SIZE) -> Iterator[str]:
@@ -2085,11 +2098,6 @@ def _encoded_blocks(tokenizer, paths, blocks, workers, specials, typecode):
         for number, block in blocks:
             yield number, ids(number, lambda: encode(block, tokenizer))
         return
-    blocks = iter(blocks)
-    first = next(blocks, None)
-    if first is None:
-        return
-    yield first[0], ids(first[0], lambda: encode(first[1], tokenizer))  # warms the cache the workers start with
     pending = []
     with _worker_pool(tokenizer, workers) as pool:
         for number, block in blocks:
