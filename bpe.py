@@ -914,10 +914,10 @@ def chunker(pattern: str) -> Callable[[str], list[str]]:
     """
     _check_pattern(pattern)
     template = PATTERN_TEMPLATES[pattern]
-    full, basic = _compiled_template(template).findall, _compiled_template(template, "basic").findall
-    next_cut = _compiled_template("".join(SAFE_CUTS[pattern])).search
 
-    def cut(text):
+    def cut(text):  # the regexes are compiled on first use (and then kept: see _compiled_template)
+        full, basic = _compiled_template(template).findall, _compiled_template(template, "basic").findall
+        next_cut = _compiled_template("".join(SAFE_CUTS[pattern])).search
         found, done = [], 0  # the text before ``done`` is chunked, and ``done`` is a safe cut
         above = ABOVE_BASIC.search(text)
         while above is not None:
@@ -1389,7 +1389,6 @@ class Tokenizer:
         for text, token_id in self.special_tokens.items():
             self.vocab[token_id] = text
         self.ids = {token: token_id for token_id, token in enumerate(ordinary)}
-        self.merge_rank = {pair: rank for rank, pair in enumerate(self.merges)}
         self.history = []
         self.ties = None
         self._prepare()
@@ -1417,6 +1416,11 @@ class Tokenizer:
         self._cache = _ChunkCache(self._encode_new_chunk)
         self._special_finders = {}
         self._all_special = frozenset(self.special_tokens)
+
+    @functools.cached_property
+    def merge_rank(self):
+        """Each merged pair -> its rank (0 for the first merge); worked out on first use."""
+        return {pair: rank for rank, pair in enumerate(self.merges)}
 
     def __repr__(self):
         return (
@@ -2367,16 +2371,15 @@ def _keeps_pair(left, right, merged_id, parts, rank):
     """
     x, x_until = left, rank  # the edge piece of the left part, and when it gets merged into its parent
     y, y_until = right, sys.maxsize
-    while True:
-        crossing = merged_id.get((x, y))
-        if crossing is not None and crossing < x_until and crossing <= y_until:
-            return False
-        if x < 256 and y < 256:
-            return True
+    while x >= 256 or y >= 256:  # (left, right) itself is no merge yet: start one step down
         if x > y:  # made later: its parts were at the edge before it
             x, x_until = parts[x][1], x
         else:
             y, y_until = parts[y][0], y
+        crossing = merged_id.get((x, y))
+        if crossing is not None and crossing < x_until and crossing <= y_until:
+            return False
+    return True
 
 
 def _recover_pairs(token_bytes, path):
