@@ -262,20 +262,29 @@ def terminal_line():
         line.clear()
 
 
-def reading_progress(blocks, total_bytes, line, verb):
-    """Pass ``blocks`` through, showing bytes done (of the total, when known), speed and time left."""
-    done = 0
-    for block in blocks:
-        done += len(block.encode("utf-8", "surrogatepass"))
+def bytes_progress(line, verb):
+    """A ``progress(bytes_done, bytes_total)`` callback: MB done (of the total, when known), speed, time left."""
+
+    def progress(done, total):
         elapsed = line.elapsed()
         rate = done / elapsed if elapsed > 0 else 0.0
         shown = f"{verb} {done / 1e6:,.1f}"
-        if total_bytes:
-            left = (total_bytes - done) / rate if rate > 0 else 0.0
-            shown += f" of {total_bytes / 1e6:,.1f} MB, {rate / 1e6:,.1f} MB/s, {left:,.0f} s left"
+        if total:
+            left = (total - done) / rate if rate > 0 else 0.0
+            shown += f" of {total / 1e6:,.1f} MB, {rate / 1e6:,.1f} MB/s, {left:,.0f} s left"
         else:
             shown += f" MB, {rate / 1e6:,.1f} MB/s"
         line.show(shown)
+
+    return progress
+
+
+def reading_progress(blocks, total_bytes, progress):
+    """Pass ``blocks`` through, telling ``progress`` how many bytes of text have gone by."""
+    done = 0
+    for block in blocks:
+        done += len(block.encode("utf-8", "surrogatepass"))
+        progress(done, total_bytes)
         yield block
 
 
@@ -351,7 +360,7 @@ def command_train(args):
     Tokenizer(None if args.bytes else [], [], byte_level=args.bytes, special_tokens=args.special)  # checks them as training will
     blocks, total = input_blocks(args.files)
     with terminal_line() as line:
-        blocks = reading_progress(blocks, total, line, "counting chunks:")
+        blocks = reading_progress(blocks, total, bytes_progress(line, "counting chunks:"))
         counts = bpe.count_chunks(blocks, pattern, special_tokens=args.special)
     options = {"byte_level": args.bytes, "special_tokens": args.special, "pattern": pattern, "ties": args.ties}
     if args.verbose:  # the rows, printed as each merge is learned, show the progress
@@ -610,18 +619,6 @@ def command_convert(args):
 # -- prepare and count -----------------------------------------------------
 
 
-def file_progress(line, verb):
-    """A ``progress(bytes_done, bytes_total)`` callback that shows MB done, speed and time left on ``line``."""
-
-    def progress(done, total):
-        elapsed = line.elapsed()
-        rate = done / elapsed if elapsed > 0 else 0.0
-        left = (total - done) / rate if rate > 0 else 0.0
-        line.show(f"{verb} {done / 1e6:,.1f} of {total / 1e6:,.1f} MB, {rate / 1e6:,.1f} MB/s, {left:,.0f} s left")
-
-    return progress
-
-
 @contextlib.contextmanager
 def special_tokens_in_command_line_words():
     """Say how to allow a special token the command line's way, rather than the API's."""
@@ -640,7 +637,7 @@ def command_prepare(args):
     with terminal_line() as line, special_tokens_in_command_line_words():
         summary = tokenizer.encode_files(args.files, args.output, workers=args.workers, separator=args.separator,
                                          allowed_special="all" if args.allow_special else (),
-                                         progress=file_progress(line, "encoding"))
+                                         progress=bytes_progress(line, "encoding"))
     OUT.write(f"{args.output}: {summary['tokens']:,} tokens as {summary['dtype']} from {len(args.files):,} "
               f"file{'s' if len(args.files) > 1 else ''}; described in {args.output}.json\n")
 
@@ -651,7 +648,7 @@ def command_count(args):
     with terminal_line() as line, special_tokens_in_command_line_words():
         counts = tokenizer.count_files(args.files, workers=args.workers,
                                        allowed_special="all" if args.allow_special else (),
-                                       progress=file_progress(line, "counting"))
+                                       progress=bytes_progress(line, "counting"))
     rows = [(f"{count:,}", path) for count, path in zip(counts, args.files)]
     if len(counts) > 1:
         rows.append((f"{sum(counts):,}", "total"))
