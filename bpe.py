@@ -142,6 +142,7 @@ def best_pair(pair_counts: Mapping[Pair, int], ties: str = "smallest") -> Pair:
     >>> best_pair(counts), best_pair(counts, ties="first-seen")
     (('a', 'b'), ('b', 'c'))
     """
+    _check_choice(ties, TIE_RULES, "ties")
     if ties == "smallest":
         return min(pair_counts, key=lambda pair: (-pair_counts[pair], pair))
     return max(pair_counts, key=pair_counts.__getitem__)  # max keeps the first of equals
@@ -237,6 +238,7 @@ def reference_encode(tokens: Sequence[Token], merge_rank: Mapping[Pair, int], *,
 # disagree on those, and spelling the classes out makes Python, tiktoken and
 # Hugging Face split text alike. Each placeholder matches one character:
 #   {space} / {not_space}   whitespace as Python's str.isspace sees it (lab, gpt2)
+#   {lab_other}             neither an ASCII letter or digit nor {space} (lab)
 #   {white} / {not_white}   Unicode's White_Space property (cl100k, o200k)
 #   {letter} {number}       any script's letters (L) and numbers (N)
 #   {other}                 neither letter, number nor {space}
@@ -244,6 +246,7 @@ def reference_encode(tokens: Sequence[Token], merge_rank: Mapping[Pair, int], *,
 #   {prefix}                neither letter, number, carriage return nor line feed
 #   {upper} / {lower}       GPT-4o's letter groups: Lu Lt Lm Lo M / Ll Lm Lo M
 #   {s} {t} {d} ...         a contraction's letter in any case ("'S" counts)
+#   {contraction}           any of GPT-4o's contractions, in any case
 #   {end}                   the end of the text
 PATTERN_TEMPLATES = {
     "lab": " ?[A-Za-z0-9]+| ?{lab_other}+|{space}+",
@@ -327,7 +330,7 @@ def _fill_classes(template, syntax):
     """Put the explicit character classes into a pattern template, in the given syntax."""
     unicode = bpe_unicode
     letters_and_numbers = unicode.LETTER_RANGES + unicode.NUMBER_RANGES
-    with_case = unicode.OTHER_LETTER_RANGES + unicode.MARK_RANGES
+    caseless_and_marks = unicode.OTHER_LETTER_RANGES + unicode.MARK_RANGES  # in both of GPT-4o's letter groups
     classes = {
         "space": _char_class(unicode.SPACE_RANGES, syntax),
         "not_space": _char_class(unicode.SPACE_RANGES, syntax, negated=True),
@@ -339,8 +342,8 @@ def _fill_classes(template, syntax):
         "symbol": _char_class(unicode.WHITE_SPACE_RANGES + letters_and_numbers, syntax, negated=True),
         "prefix": _char_class("000A 000D" + letters_and_numbers, syntax, negated=True),
         "lab_other": _char_class("0030-0039 0041-005A 0061-007A" + unicode.SPACE_RANGES, syntax, negated=True),
-        "upper": _char_class(unicode.UPPER_RANGES + with_case, syntax),
-        "lower": _char_class(unicode.LOWER_RANGES + with_case, syntax),
+        "upper": _char_class(unicode.UPPER_RANGES + caseless_and_marks, syntax),
+        "lower": _char_class(unicode.LOWER_RANGES + caseless_and_marks, syntax),
         "end": "\\Z" if syntax in ("python", "basic") else "\\z",
     }
     for letter, variants in unicode.CASE_VARIANTS.items():
@@ -349,8 +352,8 @@ def _fill_classes(template, syntax):
     return template.format(**classes)
 
 
-ASTRAL = "10000-10FFFF"
-"""The code points above the Basic Multilingual Plane."""
+ABOVE_BASIC_RANGE = "10000-10FFFF"
+"""The code points above U+FFFF, the end of the Basic Multilingual Plane."""
 
 
 def _char_class(ranges_text, syntax, negated=False):
@@ -366,12 +369,12 @@ def _char_class(ranges_text, syntax, negated=False):
     caret = "^" if negated else ""
     if syntax not in ("python", "basic"):
         return f"[{caret}{_class_text(ranges_text, syntax)}]"
-    basic, astral = _split_planes(ranges_text)
-    if not astral or syntax == "basic":
+    basic, higher = _split_planes(ranges_text)
+    if not higher or syntax == "basic":
         return f"[{caret}{_class_text(basic, syntax)}]"
-    above = _class_text(ASTRAL, syntax)
+    above = _class_text(ABOVE_BASIC_RANGE, syntax)
     below = f"[{caret}{_class_text(basic, syntax)}{above if negated else ''}]"
-    return f"(?:{below}|(?=[{above}])[{caret}{_class_text(astral, syntax)}])"
+    return f"(?:{below}|(?=[{above}])[{caret}{_class_text(higher, syntax)}])"
 
 
 def _class_text(ranges_text, syntax):
@@ -397,10 +400,10 @@ def _escape_code_point(code, syntax):
 
 def _split_planes(ranges_text):
     """Ranges text cut in two: the part inside the Basic Multilingual Plane, and the part above it."""
-    basic, astral = [], []
+    basic, higher = [], []
     for item in ranges_text.split():
-        (basic if int(item.split("-")[0], 16) <= 0xFFFF else astral).append(item)
-    return " ".join(basic), " ".join(astral)
+        (basic if int(item.split("-")[0], 16) <= 0xFFFF else higher).append(item)
+    return " ".join(basic), " ".join(higher)
 
 
 # Long texts and files are chunked in blocks. A block may only end at a safe
@@ -565,6 +568,32 @@ def display_to_bytes(text: str) -> bytes:
     return bytes([CHAR_TO_BYTE[char] for char in text])
 
 
+SINGLE_BYTES = [bytes([byte]) for byte in range(256)]
+"""Each byte value as a one-byte ``bytes`` object, made once."""
+
+def _character_spans_of_bytes(text):
+    """For each UTF-8 byte of ``text`` (as the byte level encodes it): the span of characters it belongs to.
+
+    A surrogate pair is one character of two positions; a lone surrogate
+    stands for the three bytes of U+FFFD, as the byte level encodes it.
+    """
+    starts, ends = [], []
+    position = 0
+    while position < len(text):
+        char = text[position]
+        width = 1
+        if "\ud800" <= char <= "\udbff" and text[position + 1:position + 2] and "\udc00" <= text[position + 1] <= "\udfff":
+            size, width = 4, 2
+        elif "\ud800" <= char <= "\udfff":
+            size = 3
+        else:
+            size = len(char.encode("utf-8"))
+        starts += [position] * size
+        ends += [position + width] * size
+        position += width
+    return starts, ends
+
+
 SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -617,6 +646,7 @@ def train_merges(chunk_counts: Mapping[Sequence[Token], int], max_merges: int, *
     invalidation). ``on_merge(rank, pair, count)``, if given, hears of each
     merge as soon as it is learned, so a long run can be watched.
     """
+    _check_choice(ties, TIE_RULES, "ties")
     tokens, coded, weights = _code_chunks(chunk_counts)
     pair_counts, pair_chunks, first_seen = _index_pairs(coded, weights)
     order = _SmallestPair(tokens) if ties == "smallest" else _FirstOccurrence(tokens, coded, pair_chunks)
@@ -696,7 +726,7 @@ class _FirstOccurrence:
         self.start[pair] = at
         chunk = self.coded[listed[at]]
         before = chunk[:chunk.find(pair)]
-        return listed[at], sum(map(len, map(self.tokens.__getitem__, map(ord, before))))
+        return listed[at], sum(len(self.tokens[ord(code)]) for code in before)
 
 
 def _code_chunks(chunk_counts):
@@ -944,6 +974,8 @@ def count_chunks(blocks: Iterable[str], pattern: str = "lab", *, special_tokens:
     and never cut into chunks: a special token stays out of training. The
     chunks come out in the order they first appear.
     """
+    if isinstance(special_tokens, (str, bytes)):
+        raise TypeError(f"special_tokens must be a list of strings, not a single {type(special_tokens).__name__}")
     cut = chunker(pattern)
     counts = Counter()
     finder = _special_finder(frozenset(special_tokens)) if special_tokens else None
@@ -957,7 +989,6 @@ def count_chunks(blocks: Iterable[str], pattern: str = "lab", *, special_tokens:
     return counts
 
 
-@functools.lru_cache(maxsize=64)
 def _special_finder(texts):
     """A compiled regex that finds any of ``texts`` (a frozenset), the longest where several start at one place.
 
@@ -1052,9 +1083,6 @@ UNK = "<unk>"
 REPLACEMENT_CHARACTER = "\N{REPLACEMENT CHARACTER}"
 """What ID 0 decodes to, so a reader can see where text was lost."""
 
-SINGLE_BYTES = [bytes([byte]) for byte in range(256)]
-
-
 def _shown(value, limit=60):
     """``repr(value)``, shortened in the middle when long, for error messages."""
     text = repr(value)
@@ -1137,10 +1165,17 @@ def _check_byte_alphabet(alphabet):
     if alphabet is None:
         return list(BYTE_TO_CHAR)
     _check_list(alphabet, "alphabet", "the 256 byte display characters (or None)")
-    if sorted(alphabet, key=str) != sorted(BYTE_TO_CHAR) or not all(isinstance(char, str) for char in alphabet):
+    if not all(isinstance(char, str) for char in alphabet):
+        raise ValueError("a byte-level alphabet is a list of GPT-2 display characters (strings), or None")
+    given = Counter(alphabet)
+    wrong = [char for char in given if given[char] > 1 or char not in CHAR_TO_BYTE]
+    missing = [char for char in BYTE_TO_CHAR if char not in given]
+    if wrong or missing:
+        problem = f"{_shown(wrong[0])} is {'not one of them' if wrong[0] not in CHAR_TO_BYTE else 'there twice'}" \
+            if wrong else f"{_shown(missing[0])} is missing"
         raise ValueError(
-            "a byte-level alphabet is the 256 GPT-2 display characters in ID order, each once "
-            "(None for byte order)"
+            f"a byte-level alphabet is the 256 GPT-2 display characters in ID order, each once (None for byte "
+            f"order); {problem}"
         )
     return list(alphabet)
 
@@ -1154,6 +1189,7 @@ def _check_merges(merges, base):
     """
     _check_list(merges, "merges", "[left, right] pairs")
     tokens = set(base) - {UNK}
+    unknown = UNK if UNK in base else None  # the character level's ID 0, which nothing may make
     made = []
     for rank, merge in enumerate(merges):
         if not isinstance(merge, (list, tuple)) or len(merge) != 2:
@@ -1166,7 +1202,7 @@ def _check_merges(merges, base):
             missing = left if left not in tokens else right
             raise ValueError(f"merge {rank} ({_shown(left)}, {_shown(right)}) uses {_shown(missing)}, "
                              "which is not a token at that point")
-        if joined in tokens or joined == UNK:
+        if joined in tokens or joined == unknown:
             raise ValueError(f"merge {rank} ({_shown(left)}, {_shown(right)}) makes {_shown(joined)}, "
                              "which is already a token")
         tokens.add(joined)
@@ -1235,19 +1271,22 @@ def _check_chunk_counts(chunk_counts, pattern, special_tokens):
     if not isinstance(chunk_counts, dict):
         raise TypeError(f"chunk_counts must be a dict of chunk -> count, not {type(chunk_counts).__name__}")
     cut = chunker(pattern)
-    finder = _special_finder(frozenset(special_tokens)) if special_tokens else None
+    specials = frozenset(special_tokens)
+    finder = _special_finder(specials) if specials else None
     for chunk, count in chunk_counts.items():
         if not isinstance(chunk, str):
-            raise ValueError(f"chunk_counts key {_shown(chunk)} is not exactly one chunk (see bpe.chunks)")
-        if chunk not in special_tokens:
+            raise ValueError(f"chunk_counts key {_shown(chunk)} must be a str, not {type(chunk).__name__}")
+        if chunk not in specials:
             special = finder.search(chunk) if finder else None
             if special:
                 raise ValueError(
                     f"chunk_counts key {_shown(chunk)} holds the special token {special.group()!r}; "
                     "count special tokens on their own (as bpe.count_chunks does)"
                 )
-            if cut(chunk) != [chunk]:
-                raise ValueError(f"chunk_counts key {_shown(chunk)} is not exactly one chunk (see bpe.chunks)")
+            pieces = cut(chunk)
+            if pieces != [chunk]:
+                raise ValueError(f"chunk_counts key {_shown(chunk)} is not exactly one chunk: the {pattern!r} "
+                                 f"pattern cuts it into {_shown(pieces)} (see bpe.chunks)")
             _check_no_surrogate(chunk, f"chunk_counts key {_shown(chunk)}")
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise ValueError(f"chunk_counts[{_shown(chunk)}] is {_shown(count)}; counts must be positive ints")
@@ -1270,16 +1309,12 @@ def _check_paths(paths, argument="paths"):
     return [_check_path(path, f"each of {argument}") for path in paths]
 
 
-def _check_block_size(block_size):
-    """Refuse a block size that is not a positive int."""
-    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
-        raise ValueError(f"block_size must be a positive int, not {_shown(block_size)}")
-
-
-def _check_workers(workers):
-    """Refuse a worker count that is not a positive int."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive int, not {_shown(workers)}")
+def _check_positive_int(value, argument):
+    """Refuse anything but an int of at least 1 (a bool is not a count)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{argument} must be a positive int, not {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{argument} must be a positive int, not {value}")
 
 
 def _check_inputs(paths, argument="paths"):
@@ -1301,6 +1336,8 @@ def _training_options(vocab_size, byte_level, pattern, special_tokens, ties, pro
     _check_choice(ties, TIE_RULES, "ties")
     _check_callback(progress, "progress")
     _check_callback(on_merge, "on_merge")
+    if isinstance(special_tokens, dict):
+        raise TypeError("special_tokens must be a list when training: their IDs follow the merges, in order")
     specials = _special_token_ids(special_tokens, [], byte_level)
     return pattern, list(specials)
 
@@ -1487,7 +1524,7 @@ class Tokenizer:
         paths = _check_paths(paths)
         pattern, specials = _training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress,
                                               on_merge)
-        _check_block_size(block_size)
+        _check_positive_int(block_size, "block_size")
         counts = count_chunks(read_blocks(paths, block_size), pattern, special_tokens=specials)
         return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge)
 
@@ -1514,7 +1551,8 @@ class Tokenizer:
     @classmethod
     def _train_on_counts(cls, chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge):
         """The step every training entry point shares: chunk counts in, tokenizer out."""
-        ordinary = {chunk: count for chunk, count in chunk_counts.items() if chunk not in specials}
+        special = set(specials)
+        ordinary = {chunk: count for chunk, count in chunk_counts.items() if chunk not in special}
         if not ordinary:
             raise ValueError("cannot train on empty text: give at least one character that is not a special token")
         if byte_level:
@@ -1740,7 +1778,10 @@ class Tokenizer:
                 bad.append(item)
         if bad:
             gaps = " that a token has" if None in decoded else ""
-            raise ValueError(f"IDs {_shown(bad)} are outside the vocabulary: IDs are ints from 0 to {size - 1}{gaps}")
+            booleans = " (True and False are not token IDs)" if any(isinstance(item, bool) for item in bad) else ""
+            raise ValueError(
+                f"IDs {_shown(bad)} are outside the vocabulary: IDs are ints from 0 to {size - 1}{gaps}{booleans}"
+            )
         return decodings
 
     def token_to_id(self, token: str) -> int:
@@ -1775,7 +1816,7 @@ class Tokenizer:
         _check_list(texts, "texts", "strings")
         for text in texts:
             _check_text(text, "each of texts")
-        _check_workers(workers)
+        _check_positive_int(workers, "workers")
         specials = self._special_choice(allowed_special, disallowed_special)
         if workers == 1 or len(texts) < 2:
             return [self.encode(text, **specials) for text in texts]
@@ -1797,8 +1838,9 @@ class Tokenizer:
         Each file's IDs are exactly ``encode`` of its whole text, but memory
         holds a few blocks, not the text; ``progress(bytes_done,
         bytes_total)`` hears of each block. Both files are written atomically.
-        Read it back with ``array.array("H")`` and ``frombytes``, or
-        ``numpy.memmap(path, dtype=numpy.uint16)``.
+        Read it back with ``array.array("H")`` and ``frombytes`` (and
+        ``byteswap`` on a big-endian machine), or ``numpy.memmap(path,
+        dtype="<u2")`` (``"I"`` and ``"<u4"`` for ``uint32``).
         """
         return _encode_files(self, paths, out_path, workers, separator, allowed_special, disallowed_special,
                              block_size, progress)
@@ -1838,7 +1880,7 @@ class Tokenizer:
 
     def save(self, path: PathLike) -> None:
         """Write the tokenizer to ``path`` as JSON, atomically (see ``atomic_writer``)."""
-        write_text_atomic(path, json.dumps(self.to_json(), indent=1) + "\n")
+        write_text_atomic(path, _file_text(self))
 
     @classmethod
     def load(cls, path: PathLike) -> "Tokenizer":
@@ -1879,29 +1921,6 @@ class Tokenizer:
     def save_huggingface(self, path: PathLike) -> None:
         """Write a ``tokenizer.json`` that ``tokenizers.Tokenizer.from_file`` loads, atomically."""
         write_text_atomic(path, json.dumps(self.to_huggingface(), indent=1, ensure_ascii=False) + "\n")
-
-
-def _character_spans_of_bytes(text):
-    """For each UTF-8 byte of ``text`` (as the byte level encodes it): the span of characters it belongs to.
-
-    A surrogate pair is one character of two positions; a lone surrogate
-    stands for the three bytes of U+FFFD, as the byte level encodes it.
-    """
-    starts, ends = [], []
-    position = 0
-    while position < len(text):
-        char = text[position]
-        width = 1
-        if "\ud800" <= char <= "\udbff" and text[position + 1:position + 2] and "\udc00" <= text[position + 1] <= "\udfff":
-            size, width = 4, 2
-        elif "\ud800" <= char <= "\udfff":
-            size = 3
-        else:
-            size = len(char.encode("utf-8"))
-        starts += [position] * size
-        ends += [position + width] * size
-        position += width
-    return starts, ends
 
 
 # --------------------------------------------------------------------------
@@ -1947,10 +1966,21 @@ def _file_body(tokenizer):
     return body
 
 
+def _file_text(tokenizer):
+    """The text of a tokenizer file: its body as ``json.dumps(body, indent=1)``, then a newline."""
+    return json.dumps(_file_body(tokenizer), indent=1) + "\n"
+
+
 def _from_file_body(cls, data):
     """Build a tokenizer from a file body; one that does not match its version is an unsupported format."""
     if not isinstance(data, dict):
         raise ValueError(f"a tokenizer must be a JSON object, not {type(data).__name__}")
+    if "format_version" not in data:
+        raise ValueError(
+            "unsupported tokenizer format: no 'format_version' key, so this is no tokenizer file of this lab "
+            "(a Hugging Face tokenizer.json or a .tiktoken file is imported with load_huggingface or load_tiktoken, "
+            "or on the command line with bpe convert)"
+        )
     version = data.get("format_version")
     if type(version) is not int or version not in READABLE_FORMATS:
         readable = " and ".join(str(number) for number in READABLE_FORMATS)
@@ -1965,7 +1995,10 @@ def _from_file_body(cls, data):
             "whether its tokens are 'bytes' or 'characters'"
         )
     keys = ["format_version", "level", "pattern"]
-    keys += (["bytes"] if "bytes" in data else []) if LEVELS[level] else ["alphabet"]
+    if not LEVELS[level]:
+        keys.append("alphabet")
+    elif "bytes" in data:  # the byte tokens' order, written only when it is not byte order
+        keys.append("bytes")
     _check_keys(data, keys + ["merges", "special_tokens"], "unsupported tokenizer format 2")
     if not isinstance(data["pattern"], str):
         raise ValueError(f"'pattern' must be the name of a built-in pattern, not {_shown(data['pattern'])}")
@@ -2075,59 +2108,62 @@ def token_file_dtype(n_vocab):
 def _file_blocks(paths, pattern, block_size, progress):
     """``(file number, block)`` for every block of every file, cut at safe places; ``progress`` hears of each."""
     sizes = [os.stat(path).st_size for path in paths]
-    done = 0
+    total, done = sum(sizes), 0
     for number, path in enumerate(paths):
         with open(path, "rb") as stream:
             for block in safe_blocks(stream_blocks(stream, path, block_size), pattern):
                 yield number, block
                 if progress is not None:
-                    progress(done + stream.tell(), sum(sizes))
+                    progress(done + stream.tell(), total)
         done += sizes[number]
 
 
-def _encoded_blocks(tokenizer, paths, blocks, workers, specials, typecode):
-    """Each block's IDs as little-endian bytes, in order, with its file number; several processes if asked.
+def _block_results(tokenizer, paths, blocks, workers, specials, typecode):
+    """For each block, in order: its file number, and its IDs as a token file holds them (``typecode``),
+    or how many there are (``typecode`` None). Several processes share the work if asked.
 
     A special token refused in a block is reported with the file it is in.
     """
-    encode = functools.partial(_encode_to_bytes, specials=specials, typecode=typecode)
 
-    def ids(number, compute):
+    def named(number, result):
         try:
-            return compute()
+            return result()
         except SpecialTokenInText as error:
             raise SpecialTokenInText(error.token, paths[number]) from None
 
     if workers == 1:
         for number, block in blocks:
-            yield number, ids(number, lambda: encode(block, tokenizer))
+            yield number, named(number, lambda: _encode_block(tokenizer, block, specials, typecode))
         return
     pending = []
     with _worker_pool(tokenizer, workers) as pool:
         for number, block in blocks:
-            pending.append((number, pool.submit(encode, block)))
+            pending.append((number, pool.submit(_encode_block_in_worker, block, specials, typecode)))
             if len(pending) >= 2 * workers:
                 number, future = pending.pop(0)
-                yield number, ids(number, future.result)
+                yield number, named(number, future.result)
         for number, future in pending:
-            yield number, ids(number, future.result)
+            yield number, named(number, future.result)
 
 
-def _encode_to_bytes(text, tokenizer=None, *, specials, typecode):
-    """A block's IDs as a token file holds them (in a worker, with the worker's tokenizer)."""
-    return _little_endian((tokenizer or _WORKER["tokenizer"]).encode(text, **specials), typecode)
-
-
-def _little_endian(ids, typecode):
-    """IDs as unsigned little-endian integers of the type ``typecode``, as bytes."""
+def _encode_block(tokenizer, text, specials, typecode):
+    """A block's IDs as unsigned little-endian integers of the type ``typecode``, or their number for None."""
+    ids = tokenizer.encode(text, **specials)
+    if typecode is None:
+        return len(ids)
     ids = array.array(typecode, ids)
     if sys.byteorder == "big":
         ids.byteswap()
     return ids.tobytes()
 
 
+def _encode_block_in_worker(text, specials, typecode):
+    """``_encode_block`` in a worker process, with the tokenizer the worker was started with."""
+    return _encode_block(_WORKER["tokenizer"], text, specials, typecode)
+
+
 def _encode_in_worker(text, specials):
-    """``encode`` in a worker process, with the tokenizer it was started with."""
+    """``encode`` in a worker process, with the tokenizer it was started with (for ``encode_batch``)."""
     return _WORKER["tokenizer"].encode(text, **specials)
 
 
@@ -2147,37 +2183,39 @@ def _worker_pool(tokenizer, workers):
 
 
 def _token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special, block_size):
-    """Check every option of a token-file job before reading anything; return (paths, specials, separator ID)."""
+    """Check every option of a token-file job before reading anything; return the paths and the specials."""
     paths = _check_inputs(paths)
-    _check_workers(workers)
-    _check_block_size(block_size)
+    _check_positive_int(workers, "workers")
+    _check_positive_int(block_size, "block_size")
     specials = tokenizer._special_choice(allowed_special, disallowed_special)
     if separator is not None and separator not in tokenizer.special_tokens:
         known = ", ".join(map(repr, tokenizer.special_tokens)) or "none"
         raise ValueError(f"separator {_shown(separator)} is not a special token of this tokenizer (it has {known})")
-    return paths, specials, None if separator is None else tokenizer.special_tokens[separator]
+    return paths, specials
 
 
 def _encode_files(tokenizer, paths, out_path, workers, separator, allowed_special, disallowed_special, block_size,
                   progress):
     """``Tokenizer.encode_files``: the token file and its description, both written atomically."""
-    paths, specials, separator_id = _token_file_options(tokenizer, paths, workers, separator, allowed_special,
-                                                        disallowed_special, block_size)
+    paths, specials = _token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special,
+                                          block_size)
     _check_callback(progress, "progress")
-    target = check_output_path(out_path, "out_path")
-    for path in paths:
-        if os.path.exists(target) and os.path.samefile(path, target):
-            raise ValueError(f"{out_path}: is also one of the files to encode; write the tokens somewhere else")
+    description_path = os.fspath(out_path) + ".json"
+    for output in (out_path, description_path):
+        target = check_output_path(output, "out_path")
+        for path in paths:
+            if os.path.exists(target) and os.path.samefile(path, target):
+                raise ValueError(f"{output}: is also one of the files to encode; write the tokens somewhere else")
     dtype = token_file_dtype(len(tokenizer))
     typecode = TOKEN_FILE_TYPES[dtype]
     width = array.array(typecode).itemsize
-    ending = _little_endian([] if separator_id is None else [separator_id], typecode)
+    ending = b"" if separator is None else _encode_block(tokenizer, separator, {"allowed_special": "all"}, typecode)
     counts = [0] * len(paths)
-    with atomic_writer(os.fspath(out_path) + ".json", "out_path") as description, \
+    with atomic_writer(description_path, "out_path") as description, \
             atomic_writer(out_path, "out_path") as stream:
         blocks = _file_blocks(paths, tokenizer.pattern, block_size, progress)
         ended = 0  # files whose blocks are all written, and the separator after them
-        for number, data in _encoded_blocks(tokenizer, paths, blocks, workers, specials, typecode):
+        for number, data in _block_results(tokenizer, paths, blocks, workers, specials, typecode):
             while ended < number:
                 stream.write(ending)
                 ended += 1
@@ -2190,7 +2228,7 @@ def _encode_files(tokenizer, paths, out_path, workers, separator, allowed_specia
             "dtype": dtype,
             "byteorder": "little",
             "tokens": sum(counts) + len(paths) * len(ending) // width,
-            "tokenizer_sha256": hashlib.sha256((json.dumps(tokenizer.to_json(), indent=1) + "\n").encode()).hexdigest(),
+            "tokenizer_sha256": hashlib.sha256(_file_text(tokenizer).encode("utf-8")).hexdigest(),
             "files": [{"path": path, "tokens": count} for path, count in zip(paths, counts)],
             "separator": separator,
         }
@@ -2200,13 +2238,13 @@ def _encode_files(tokenizer, paths, out_path, workers, separator, allowed_specia
 
 def _count_files(tokenizer, paths, workers, allowed_special, disallowed_special, block_size, progress):
     """``Tokenizer.count_files``: the tokens of each file, encoded as ``encode_files`` would, then counted."""
-    paths, specials, _ = _token_file_options(tokenizer, paths, workers, None, allowed_special, disallowed_special,
-                                             block_size)
+    paths, specials = _token_file_options(tokenizer, paths, workers, None, allowed_special, disallowed_special,
+                                          block_size)
     _check_callback(progress, "progress")
     counts = [0] * len(paths)
     blocks = _file_blocks(paths, tokenizer.pattern, block_size, progress)
-    for number, data in _encoded_blocks(tokenizer, paths, blocks, workers, specials, "I"):
-        counts[number] += len(data) // 4
+    for number, count in _block_results(tokenizer, paths, blocks, workers, specials, None):
+        counts[number] += count
     return counts
 
 
@@ -2449,7 +2487,11 @@ def _parse_ranks(data, path):
                              "0 to the number of lines - 1, each once)")
         token_bytes[rank] = token
     if len(set(token_bytes)) != len(token_bytes):
-        raise ValueError(f"{path}: a token appears on two lines")
+        seen = {}
+        for rank, token in enumerate(token_bytes):
+            if token in seen:
+                raise ValueError(f"{path}: the token {_shown(token)} has two ranks, {seen[token]} and {rank}")
+            seen[token] = rank
     if sorted(token_bytes[:256]) != SINGLE_BYTES:
         raise ValueError(f"{path}: ranks 0-255 must be the 256 single bytes (in any order)")
     return token_bytes
@@ -2567,6 +2609,25 @@ def _from_huggingface_body(cls, data):
     if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
         raise ValueError("not a Hugging Face tokenizer.json: no 'model' object")
     model = data["model"]
+    _check_plain_bpe(data, model)
+    byte_level, pattern = _huggingface_pre_tokenizer(data.get("pre_tokenizer"))
+    vocab, merges = model.get("vocab"), model.get("merges")
+    if not isinstance(vocab, dict) or not isinstance(merges, list):
+        raise ValueError("the model needs a 'vocab' object and a 'merges' list")
+    merges = [merge.split(" ") if isinstance(merge, str) else merge for merge in merges]
+    specials = _huggingface_added_tokens(data.get("added_tokens", []))
+    ordinary = {token: token_id for token, token_id in vocab.items() if specials.get(token) != token_id}
+    alphabet = _huggingface_alphabet(ordinary, len(merges), byte_level)
+    tokenizer = cls(alphabet, merges, byte_level=byte_level, pattern=pattern, special_tokens=specials)
+    for token, token_id in ordinary.items():
+        if tokenizer.ids.get(token) != token_id:
+            raise ValueError(f"the merges do not make the vocabulary's tokens in ID order: {_shown(token)} has ID "
+                             f"{token_id}, but the merges make it {tokenizer.ids.get(token)}")
+    return tokenizer
+
+
+def _check_plain_bpe(data, model):
+    """Refuse a pipeline that does more than plain byte-pair encoding: other models, options, text changes."""
     if model.get("type") != "BPE":
         raise ValueError(f"model type {_shown(model.get('type'))} is not supported: only BPE models can be imported")
     for option, harmless in [("dropout", (None, 0, 0.0)), ("continuing_subword_prefix", (None, "")),
@@ -2579,35 +2640,26 @@ def _from_huggingface_body(cls, data):
     post = data.get("post_processor")
     if post is not None and (not isinstance(post, dict) or post.get("type") != "ByteLevel"):
         raise ValueError(f"post_processor {_shown(post)} adds or changes tokens after encoding; unsupported")
-    byte_level, pattern = _huggingface_pre_tokenizer(data.get("pre_tokenizer"))
-    vocab, merges = model.get("vocab"), model.get("merges")
-    if not isinstance(vocab, dict) or not isinstance(merges, list):
-        raise ValueError("the model needs a 'vocab' object and a 'merges' list")
-    merges = [merge.split(" ") if isinstance(merge, str) else merge for merge in merges]
-    specials = _huggingface_added_tokens(data.get("added_tokens", []))
-    ordinary = {token: token_id for token, token_id in vocab.items() if specials.get(token) != token_id}
+
+
+def _huggingface_alphabet(ordinary, merge_count, byte_level):
+    """The base tokens of a vocabulary laid out as ours are: base tokens, then one ID per merge."""
     by_id = {}
     for token, token_id in ordinary.items():
         if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id in by_id:
             raise ValueError(f"vocab entry {_shown(token)} has ID {_shown(token_id)}; IDs must be distinct ints")
         by_id[token_id] = token
-    base_size = len(by_id) - len(merges)
-    if sorted(by_id) != list(range(len(by_id))) or base_size < (256 if byte_level else 1) \
-            or (byte_level and base_size != 256):
+    base_size = len(by_id) - merge_count
+    if sorted(by_id) != list(range(len(by_id))) or base_size != (256 if byte_level else max(base_size, 1)):
         raise ValueError(
             "IDs are not laid out as supported: the base tokens (256 bytes, or <unk> and the alphabet), then one "
             "per merge in order, then the added tokens (a vocabulary in another order, such as RoBERTa's, is not)"
         )
     if byte_level:
-        alphabet = [by_id[token_id] for token_id in range(256)]
-    elif by_id[0] == UNK:
-        alphabet = [by_id[token_id] for token_id in range(1, base_size)]
-    else:
+        return [by_id[token_id] for token_id in range(256)]
+    if by_id[0] != UNK:
         raise ValueError(f"a character-level model must have {UNK} as ID 0, not {_shown(by_id[0])}")
-    tokenizer = cls(alphabet, merges, byte_level=byte_level, pattern=pattern, special_tokens=specials)
-    if tokenizer.ids != ordinary:
-        raise ValueError("the merges do not make the vocabulary's tokens in ID order")
-    return tokenizer
+    return [by_id[token_id] for token_id in range(1, base_size)]
 
 
 def _huggingface_pre_tokenizer(pre_tokenizer):
@@ -2627,10 +2679,11 @@ def _huggingface_pre_tokenizer(pre_tokenizer):
 
     if byte_level_step(pre_tokenizer, True):
         return True, "gpt2"
-    if isinstance(pre_tokenizer, dict) and pre_tokenizer.get("type") == "Split":
+    kind = pre_tokenizer.get("type") if isinstance(pre_tokenizer, dict) else None
+    if kind == "Split":
         return False, pattern_named(pre_tokenizer)
-    steps = pre_tokenizer.get("pretokenizers") if isinstance(pre_tokenizer, dict) else None
-    if pre_tokenizer.get("type") == "Sequence" and isinstance(steps, list) and len(steps) == 2 \
+    steps = pre_tokenizer.get("pretokenizers") if kind == "Sequence" else None
+    if isinstance(steps, list) and len(steps) == 2 \
             and isinstance(steps[0], dict) and steps[0].get("type") == "Split" and byte_level_step(steps[1], False):
         return True, pattern_named(steps[0])
     raise ValueError(

@@ -13,7 +13,7 @@ written to ``sys.stdout.buffer``.
 - Colour and progress lines appear only on a terminal, never with NO_COLOR
   set or TERM=dumb.
 
-Every command only calls the API.
+Every command is built on bpe.py's API.
 """
 
 import argparse
@@ -360,7 +360,8 @@ def command_train(args):
     Tokenizer(None if args.bytes else [], [], byte_level=args.bytes, special_tokens=args.special)  # checks them as training will
     blocks, total = input_blocks(args.files)
     with terminal_line() as line:
-        blocks = reading_progress(blocks, total, bytes_progress(line, "counting chunks:"))
+        if line.stream is not None:  # a progress line, only where someone sees it
+            blocks = reading_progress(blocks, total, bytes_progress(line, "counting chunks:"))
         counts = bpe.count_chunks(blocks, pattern, special_tokens=args.special)
     options = {"byte_level": args.bytes, "special_tokens": args.special, "pattern": pattern, "ties": args.ties}
     if args.verbose:  # the rows, printed as each merge is learned, show the progress
@@ -533,7 +534,8 @@ def command_explain(args):
     """Replay the merges chunk by chunk, then give the tokens and IDs of the whole text."""
     tokenizer = load_tokenizer(args)
     text = read_text(args)
-    ids = encode_text(tokenizer, text, False, refusal="explain replays merges on ordinary text only", note=False)
+    ids = encode_text(tokenizer, text, False, note=False,
+                      refusal="explain replays merges on ordinary text only, so leave it out")
     found = tokenizer.chunks(text)
     lines = []
     for number, chunk in enumerate(found[:EXPLAIN_CHUNKS], 1):
@@ -593,7 +595,7 @@ def command_inspect(args):
 def special_assignment(text):
     """An argparse type: ``TEXT=ID`` for ``--special`` when converting."""
     token, sign, number = text.rpartition("=")
-    if not sign or not token or not number.isdigit() or len(number) > MAX_ID_DIGITS:
+    if not sign or not token or not number.isascii() or not number.isdigit() or len(number) > MAX_ID_DIGITS:
         raise argparse.ArgumentTypeError(f"expected TEXT=ID (e.g. '<|endoftext|>=100257'), not {text!r}")
     return token, int(number)
 
@@ -634,6 +636,7 @@ def command_prepare(args):
     """Encode files into one flat file of token IDs (and its .json description) for training a model."""
     tokenizer = load_tokenizer(args)
     check_output(args.output, args.files)
+    check_output(args.output + ".json", args.files)
     with terminal_line() as line, special_tokens_in_command_line_words():
         summary = tokenizer.encode_files(args.files, args.output, workers=args.workers, separator=args.separator,
                                          allowed_special="all" if args.allow_special else (),
@@ -783,7 +786,7 @@ def main(argv=None):
     except UsageError as error:
         print(f"{PROGRAM}: {error} (see {PROGRAM} {args.command} --help)", file=sys.stderr)
         return 2
-    except (OSError, ValueError, CommandError) as error:
+    except (OSError, ValueError) as error:  # CommandError is a ValueError
         print(f"{PROGRAM}: {describe(error)}", file=sys.stderr)
         return 1
     return BROKEN_PIPE_STATUS if OUT.reader_gone else 0

@@ -25,6 +25,7 @@ Run it with the Python whose ``unicodedata`` has the pinned version (Python
 """
 
 import argparse
+import os
 import sys
 import unicodedata
 
@@ -32,6 +33,8 @@ from bpe import write_text_atomic
 
 UNICODE_VERSION = "14.0.0"
 MODULE_PATH = "bpe_unicode.py"
+MODULE_LOCATION = os.path.join(os.path.dirname(os.path.abspath(__file__)), MODULE_PATH)
+"""Where the generated module lives: beside this script, whatever the current folder."""
 RANGES_PER_LINE = 8
 CONTRACTION_LETTERS = "delmrstv"
 INFORMATION_SEPARATORS = {"\x1c", "\x1d", "\x1e", "\x1f"}
@@ -125,7 +128,7 @@ def main(argv=None):
     fresh = generated_module()
     if args.check:
         try:
-            with open(MODULE_PATH, encoding="utf-8") as stream:
+            with open(MODULE_LOCATION, encoding="utf-8") as stream:
                 current = stream.read()
         except OSError as error:
             current = None
@@ -136,7 +139,7 @@ def main(argv=None):
             return 1
         print(f"{MODULE_PATH}: character classes match Unicode {UNICODE_VERSION}")
         return 0
-    write_text_atomic(MODULE_PATH, fresh)
+    write_text_atomic(MODULE_LOCATION, fresh)
     print(f"wrote the Unicode {UNICODE_VERSION} character classes to {MODULE_PATH}")
     return 0
 

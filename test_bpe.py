@@ -20,6 +20,7 @@ from unittest import mock
 
 import bpe
 import bpe_unicode
+import bpe_widget
 import make_corpus
 from bpe import UNK, Tokenizer, chunks, reference_encode, reference_train
 
@@ -28,8 +29,8 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 
 def load_tests(loader, tests, pattern):
     """Run the examples in the modules' docstrings with the tests, so they cannot rot."""
-    tests.addTests(doctest.DocTestSuite(bpe))
-    tests.addTests(doctest.DocTestSuite(make_corpus))
+    for module in (bpe, make_corpus, bpe_widget):
+        tests.addTests(doctest.DocTestSuite(module))
     return tests
 
 # The lab's recorded checksums, copied in as facts: a behaviour change that is
@@ -910,6 +911,16 @@ class PatternTests(unittest.TestCase):
             cut = bpe.chunker(name)
             for text in texts:
                 self.assertEqual(cut(text), chunks(text, name), (name, text))
+
+    def test_gpt2_chunks_as_with_gpt2s_own_spelling_of_the_contractions(self):
+        original = re.compile(bpe._fill_classes(
+            "'s|'t|'re|'ve|'m|'ll|'d| ?{letter}+| ?{number}+| ?{other}+|{space}+(?!{not_space})|{space}+", "python"))
+        rng = random.Random(17)
+        pieces = ["'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'x", " ", "\n", "a", "1", "!", "\x1c"]
+        texts = [random_unicode(rng, 30) for _ in range(2000)]
+        texts += ["".join(rng.choice(pieces) for _ in range(20)) for _ in range(2000)]
+        for text in texts:
+            self.assertEqual(chunks(text, "gpt2"), original.findall(text), text)
 
     def test_characters_newer_than_the_pinned_version_are_other(self):
         self.assertEqual(chunks("ab" + NEWER_THAN_PINNED[0] + "cd", "gpt2"), ["ab", NEWER_THAN_PINNED[0], "cd"])

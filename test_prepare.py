@@ -12,7 +12,6 @@ import sys
 import tempfile
 import unittest
 
-import bpe
 from bpe import Tokenizer
 from make_corpus import corpus
 
@@ -143,7 +142,7 @@ class BatchTests(unittest.TestCase):
             tokenizer.encode_batch("abc")
         with self.assertRaisesRegex(TypeError, "each of texts must be a str"):
             tokenizer.encode_batch(["a", 5])
-        with self.assertRaisesRegex(ValueError, "workers must be a positive int"):
+        with self.assertRaisesRegex(TypeError, "workers must be a positive int, not bool"):
             tokenizer.encode_batch(["a"], workers=True)
         with self.assertRaisesRegex(ValueError, "not a special token"):
             tokenizer.encode_batch(["a"], allowed_special={"<|x|>"})

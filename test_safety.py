@@ -7,7 +7,6 @@ token finder built once, loaders that refuse before reading.
 
 import enum
 import importlib.util
-import json
 import os
 import random
 import signal

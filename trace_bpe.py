@@ -1,13 +1,14 @@
 """Record what BPE learns on the story corpus, or check that the record still holds.
 
-``--write`` regenerates ``corpus.txt``, trains a tokenizer to 96 entries and
-writes ``corpus.txt``, ``tokenizer.json`` and ``bpe-trace.json``.
-``--check`` rebuilds all three in memory and exits 1, naming the file and the
-first differing line, if any committed file is missing or differs.
+``--write`` makes the corpus, trains a tokenizer on it to 96 entries, and
+writes ``corpus.txt``, ``tokenizer.json`` and ``bpe-trace.json`` beside this
+script. ``--check`` rebuilds all three in memory and exits 1, naming the file
+and the first differing line, if any committed file is missing or differs.
 """
 
 import argparse
 import json
+import os
 import sys
 
 from bpe import Tokenizer, write_text_atomic
@@ -19,6 +20,8 @@ SWEEP_SIZES = [40, 64, 96, 128]
 SAMPLE_TEXTS = ["mia has a red ball.", "maya has a purple umbrella.", "café"]
 TOKENIZER_PATH = "tokenizer.json"
 TRACE_PATH = "bpe-trace.json"
+HERE = os.path.dirname(os.path.abspath(__file__))
+"""The project's folder, where the three files live whatever the current folder."""
 
 
 def characters_per_token(text, token_count):
@@ -76,9 +79,9 @@ def build_artifacts():
 
 
 def file_difference(path, expected):
-    """Describe how the file at ``path`` differs from ``expected``, or None if it does not."""
+    """Describe how the file ``path`` (in the project's folder) differs from ``expected``, or None if it does not."""
     try:
-        with open(path, encoding="utf-8", newline="") as stream:
+        with open(os.path.join(HERE, path), encoding="utf-8", newline="") as stream:
             found = stream.read()
     except FileNotFoundError:
         return f"{path} is missing"
@@ -98,7 +101,7 @@ def main(argv=None):
     artifacts = build_artifacts()
     if args.write:
         for path, text in artifacts.items():
-            write_text_atomic(path, text)
+            write_text_atomic(os.path.join(HERE, path), text)
             print(f"wrote {path}")
         return 0
     problems = [problem for path, text in artifacts.items() if (problem := file_difference(path, text))]
