@@ -529,7 +529,7 @@ class LargerCorporaTests(unittest.TestCase):
         cases = [
             ({"ab cd": 2}, "'ab cd' is not exactly one chunk"),
             ({"": 2}, "'' is not exactly one chunk"),
-            ({("a", "b"): 2}, "is not exactly one chunk"),
+            ({("a", "b"): 2}, "must be a str, not tuple"),
             ({"ab": 0}, "counts must be positive ints"),
             ({"ab": -3}, "counts must be positive ints"),
             ({"ab": True}, "counts must be positive ints"),
