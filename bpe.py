@@ -65,6 +65,7 @@ __all__ = [
     "merge_pair", "count_pairs", "best_pair", "TIE_RULES", "reference_train", "reference_encode",
     # 2. Chunks
     "chunks", "PATTERNS", "pattern_source", "last_safe_cut", "safe_blocks", "text_blocks", "BLOCK_SIZE",
+    "stream_blocks", "read_blocks",
     # 3. Bytes
     "BYTE_TO_CHAR", "CHAR_TO_BYTE", "bytes_to_display", "display_to_bytes", "replace_lone_surrogates",
     # 4. The fast engine
@@ -72,8 +73,8 @@ __all__ = [
     # 6. The Tokenizer
     "Tokenizer", "SpecialTokenInText", "UNK", "REPLACEMENT_CHARACTER",
     # 7. Files
-    "FORMAT_VERSION", "READABLE_FORMATS", "MAX_FILE_BYTES", "read_file_bytes", "read_json", "stream_blocks",
-    "read_blocks", "check_output_path", "atomic_writer", "write_text_atomic",
+    "FORMAT_VERSION", "READABLE_FORMATS", "MAX_FILE_BYTES", "read_file_bytes", "read_json", "token_file_dtype",
+    "check_output_path", "atomic_writer", "write_text_atomic",
 ]
 
 # --------------------------------------------------------------------------
