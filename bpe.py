@@ -46,6 +46,7 @@ import stat
 import sys
 import tempfile
 import threading
+import time
 from collections import Counter
 from itertools import chain, repeat
 from typing import BinaryIO, Callable, Iterable, Iterator, Mapping, Optional, Sequence, Union
@@ -1318,6 +1319,17 @@ def _check_positive_int(value, argument):
         raise ValueError(f"{argument} must be a positive int, not {value}")
 
 
+MAX_WORKERS = 4 * (os.cpu_count() or 1)
+"""The most worker processes a job may ask for: four per CPU (each holds a copy of the tokenizer)."""
+
+
+def _check_workers(workers):
+    """Refuse a worker count that is not a positive int, or far more processes than this machine can use."""
+    _check_positive_int(workers, "workers")
+    if workers > MAX_WORKERS:
+        raise ValueError(f"workers must be at most {MAX_WORKERS} (four per CPU of this machine), not {workers:,}")
+
+
 def _check_inputs(paths, argument="paths"):
     """Check input files up front: each a path to something that exists and is not a folder."""
     paths = _check_paths(paths, argument)
@@ -1817,7 +1829,7 @@ class Tokenizer:
         _check_list(texts, "texts", "strings")
         for text in texts:
             _check_text(text, "each of texts")
-        _check_positive_int(workers, "workers")
+        _check_workers(workers)
         specials = self._special_choice(allowed_special, disallowed_special)
         if workers == 1 or len(texts) < 2:
             return [self.encode(text, **specials) for text in texts]
@@ -2172,21 +2184,34 @@ _WORKER = {}
 """In a worker process: the tokenizer it was given when it started."""
 
 
-def _start_worker(tokenizer):
+def _start_worker(tokenizer, parent):
+    """Set up a worker process: keep its tokenizer, and end it if its parent ends first."""
     _WORKER["tokenizer"] = tokenizer
+    threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
+
+
+def _end_with(parent):
+    """Watch the parent process; when it is gone (killed before it could stop its workers), end this worker.
+
+    Without this, a worker of a killed parent would wait for work forever.
+    """
+    while os.getppid() == parent:
+        time.sleep(1)
+    os._exit(1)
 
 
 def _worker_pool(tokenizer, workers):
     """A pool of ``workers`` processes, each holding a copy of ``tokenizer`` from its start."""
     import concurrent.futures
 
-    return concurrent.futures.ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(tokenizer,))
+    return concurrent.futures.ProcessPoolExecutor(workers, initializer=_start_worker,
+                                                  initargs=(tokenizer, os.getpid()))
 
 
 def _token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special, block_size):
     """Check every option of a token-file job before reading anything; return the paths and the specials."""
     paths = _check_inputs(paths)
-    _check_positive_int(workers, "workers")
+    _check_workers(workers)
     _check_positive_int(block_size, "block_size")
     specials = tokenizer._special_choice(allowed_special, disallowed_special)
     if separator is not None and separator not in tokenizer.special_tokens:

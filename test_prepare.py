@@ -10,6 +10,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 from bpe import Tokenizer
@@ -30,6 +31,21 @@ TOKENIZERS = {
     "cl100k pattern": Tokenizer.train(corpus() + TEXTS[2], 350, byte_level=True, pattern="cl100k",
                                       special_tokens=[SPECIAL]),
 }
+
+
+def alive(pid):
+    """Whether a process runs (a finished one waiting to be reaped does not)."""
+    if os.path.isdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as stream:
+                return stream.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def read_ids(path, dtype):
@@ -136,6 +152,19 @@ class BatchTests(unittest.TestCase):
         special = TOKENIZERS["bytes"].encode_batch([f"a{SPECIAL}b"], allowed_special="all")
         self.assertEqual(special, [TOKENIZERS["bytes"].encode(f"a{SPECIAL}b", allowed_special="all")])
 
+    def test_worker_processes_end_with_a_killed_parent(self):
+        script = (f"import os, signal, sys; sys.path.insert(0, {ROOT!r}); import bpe\n"
+                  "pool = bpe._worker_pool(bpe.Tokenizer(None, [], byte_level=True), 2)\n"
+                  "print(sorted({pool.submit(os.getpid).result() for _ in range(8)}), flush=True)\n"
+                  "os.kill(os.getpid(), signal.SIGKILL)\n")
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+        workers = json.loads(result.stdout)
+        self.assertTrue(workers)
+        deadline = time.monotonic() + 20
+        while any(map(alive, workers)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        self.assertFalse(any(map(alive, workers)), "the workers of a killed parent kept running")
+
     def test_bad_arguments_are_refused_before_any_work(self):
         tokenizer = TOKENIZERS["bytes"]
         with self.assertRaisesRegex(ValueError, "texts must be a list"):
@@ -144,6 +173,8 @@ class BatchTests(unittest.TestCase):
             tokenizer.encode_batch(["a", 5])
         with self.assertRaisesRegex(TypeError, "workers must be a positive int, not bool"):
             tokenizer.encode_batch(["a"], workers=True)
+        with self.assertRaisesRegex(ValueError, "workers must be at most .* not 100,000"):
+            tokenizer.encode_batch(["a", "b"], workers=100_000)
         with self.assertRaisesRegex(ValueError, "not a special token"):
             tokenizer.encode_batch(["a"], allowed_special={"<|x|>"})
 
