@@ -238,7 +238,7 @@ class OfficialVocabularyTests(unittest.TestCase):
         return differences
 
     def test_the_corpus_real_text_and_sentences_in_many_scripts(self):
-        texts = [corpus(), source_text(1_000_000), licence_text(300_000), *SENTENCES, "".join(SENTENCES) * 20]
+        texts = [corpus(), source_text(3_000_000), licence_text(300_000), *SENTENCES, "".join(SENTENCES) * 20]
         for pattern in OFFICIAL:
             with self.subTest(pattern=pattern):
                 self.assertEqual(self.assert_same(pattern, texts), 0)
