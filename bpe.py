@@ -511,7 +511,8 @@ def stream_blocks(stream: BinaryIO, name: str, block_size: int = BLOCK_SIZE) -> 
         try:
             text = decoder.decode(data, final=final)
         except UnicodeDecodeError as error:
-            raise ValueError(f"{name}: not valid UTF-8 (byte {done - held + error.start:,}: {error.reason})") from None
+            raise ValueError(f"{_named(name)}: not valid UTF-8 "
+                             f"(byte {done - held + error.start:,}: {error.reason})") from None
         done += len(data)
         if text:
             yield text
@@ -1026,12 +1027,25 @@ def _trie_source(node, depth):
 
 
 def _trie_suffixes(node):
-    """Every text that continues below a trie node."""
-    for char, child in node.items():
-        if char:
-            yield from (char + suffix for suffix in _trie_suffixes(child))
-        else:
-            yield ""
+    """Every text that continues below a trie node.
+
+    A walk with its own stack, not recursion: nested special tokens
+    (``<a``, ``<aa``, ``<aaa``, ...) make a trie thousands of levels deep.
+    """
+    suffixes, path, unvisited = [], [], [iter(node.items())]
+    while unvisited:
+        for char, child in unvisited[-1]:
+            if not char:  # a text ends here
+                suffixes.append("".join(path))
+            else:
+                path.append(char)
+                unvisited.append(iter(child.items()))
+                break
+        else:  # every child of this node is done: back up one level
+            unvisited.pop()
+            if path:
+                path.pop()
+    return suffixes
 
 
 CACHE_LIMIT = 1 << 17
@@ -1091,6 +1105,22 @@ def _shown(value, limit=60):
     if len(text) <= limit:
         return text
     return f"{text[:limit // 2]}...{text[-(limit // 2):]} ({len(text):,} characters)"
+
+
+def _listed(values, joiner=", ", most=5):
+    """The first few of ``values`` for a message, each shortened, then "..." if there are more.
+
+    >>> _listed(["<a>", "<b>"]), _listed(range(9), " + ")
+    ("'<a>', '<b>'", '0 + 1 + 2 + 3 + 4 + ...')
+    """
+    values = list(values)
+    return joiner.join(map(_shown, values[:most])) + (joiner + "..." if len(values) > most else "")
+
+
+def _named(path):
+    """A file name for a message: as it is, unless it would break the line (a newline in it) or run very long."""
+    name = os.fspath(path)
+    return name if isinstance(name, str) and name.isprintable() and len(name) <= 200 else _shown(name)
 
 
 def _check_pattern(pattern):
@@ -1228,6 +1258,10 @@ def _check_special_text(text, byte_level):
         raise ValueError(f"special token {UNK!r} is the unknown-character token, always ID 0 at the character level")
 
 
+MAX_UNUSED_IDS = 1 << 20
+"""How many IDs special tokens may leave unused (cl100k and o200k leave fewer than 20)."""
+
+
 def _special_token_ids(special_tokens, ordinary, byte_level):
     """The special tokens as text -> ID, checked.
 
@@ -1260,6 +1294,11 @@ def _special_token_ids(special_tokens, ordinary, byte_level):
         if token_id in used_ids:
             raise ValueError(f"special tokens {_shown(used_ids[token_id])} and {_shown(text)} share ID {token_id}")
         used_ids[token_id] = text
+    highest = len(ordinary) + len(given) - 1 + MAX_UNUSED_IDS
+    for text, token_id in given.items():
+        if token_id > highest:  # the vocabulary is a list with a place for every ID, used or not
+            raise ValueError(f"special token {_shown(text)} has ID {_shown(token_id)}; special tokens may leave at "
+                             f"most {MAX_UNUSED_IDS:,} IDs unused, so here the highest ID is {highest:,}")
     return dict(given)
 
 
@@ -1361,7 +1400,7 @@ class SpecialTokenInText(ValueError):
     def __init__(self, token, where=None):
         self.token, self.where = token, where
         super().__init__(
-            ("" if where is None else f"{where}: ")
+            ("" if where is None else f"{_named(where)}: ")
             + f"text contains the special token {token!r}; pass allowed_special={{{token!r}}} to encode it "
             "as a special token, or disallowed_special=() to encode it as ordinary text"
         )
@@ -1905,7 +1944,7 @@ class Tokenizer:
         try:
             return cls.from_json(data)
         except ValueError as error:
-            raise ValueError(f"{path}: {error}") from None
+            raise ValueError(f"{_named(path)}: {error}") from None
 
     @classmethod
     def load_tiktoken(cls, path: PathLike, pattern: str, special_tokens: Optional[Mapping[str, int]] = None) -> "Tokenizer":
@@ -2053,11 +2092,12 @@ def read_file_bytes(path: PathLike, argument: str = "path") -> bytes:
     path = _check_path(path, argument)
     mode = os.stat(path).st_mode
     if not stat.S_ISREG(mode):
-        raise ValueError(f"{path}: {_file_kind(mode)}, not a regular file; a tokenizer is read from a regular file")
+        raise ValueError(f"{_named(path)}: {_file_kind(mode)}, not a regular file; "
+                         "a tokenizer is read from a regular file")
     with open(path, "rb") as stream:
         data = stream.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
-        raise ValueError(f"{path}: larger than the {MAX_FILE_BYTES >> 20} MiB a tokenizer file may have")
+        raise ValueError(f"{_named(path)}: larger than the {MAX_FILE_BYTES >> 20} MiB a tokenizer file may have")
     return data
 
 
@@ -2067,9 +2107,10 @@ def _gunzip(data, path):
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
             data = stream.read(MAX_FILE_BYTES + 1)
     except (OSError, EOFError, ValueError) as error:
-        raise ValueError(f"{path}: not a valid gzip file ({error})") from None
+        raise ValueError(f"{_named(path)}: not a valid gzip file ({error})") from None
     if len(data) > MAX_FILE_BYTES:
-        raise ValueError(f"{path}: decompresses to more than the {MAX_FILE_BYTES >> 20} MiB a tokenizer file may have")
+        raise ValueError(f"{_named(path)}: decompresses to more than the {MAX_FILE_BYTES >> 20} MiB "
+                         "a tokenizer file may have")
     return data
 
 
@@ -2089,15 +2130,15 @@ def read_json(path: PathLike, argument: str = "path"):
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ValueError(f"{path}: not valid UTF-8 (byte {error.start:,})") from None
+        raise ValueError(f"{_named(path)}: not valid UTF-8 (byte {error.start:,})") from None
     try:
         return json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
     except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: not valid JSON ({error.msg} at line {error.lineno})") from None
+        raise ValueError(f"{_named(path)}: not valid JSON ({error.msg} at line {error.lineno})") from None
     except ValueError as error:
-        raise ValueError(f"{path}: not a valid tokenizer file ({error})") from None
+        raise ValueError(f"{_named(path)}: not a valid tokenizer file ({error})") from None
     except RecursionError:
-        raise ValueError(f"{path}: not a valid tokenizer file (JSON nested too deeply)") from None
+        raise ValueError(f"{_named(path)}: not a valid tokenizer file (JSON nested too deeply)") from None
 
 
 # -- token files -----------------------------------------------------------
@@ -2187,6 +2228,7 @@ _WORKER = {}
 def _start_worker(tokenizer, parent):
     """Set up a worker process: keep its tokenizer, and end it if its parent ends first."""
     _WORKER["tokenizer"] = tokenizer
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler, which tidies up the parent's own file
     threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
 
 
@@ -2215,8 +2257,9 @@ def _token_file_options(tokenizer, paths, workers, separator, allowed_special, d
     _check_positive_int(block_size, "block_size")
     specials = tokenizer._special_choice(allowed_special, disallowed_special)
     if separator is not None and separator not in tokenizer.special_tokens:
-        known = ", ".join(map(repr, tokenizer.special_tokens)) or "none"
-        raise ValueError(f"separator {_shown(separator)} is not a special token of this tokenizer (it has {known})")
+        specials = tokenizer.special_tokens
+        raise ValueError(f"separator {_shown(separator)} is not a special token of this tokenizer (it has "
+                         + (f"{len(specials):,}: {_listed(specials)})" if specials else "none)"))
     return paths, specials
 
 
@@ -2231,7 +2274,8 @@ def _encode_files(tokenizer, paths, out_path, workers, separator, allowed_specia
         target = check_output_path(output, "out_path")
         for path in paths:
             if os.path.exists(target) and os.path.samefile(path, target):
-                raise ValueError(f"{output}: is also one of the files to encode; write the tokens somewhere else")
+                raise ValueError(f"{_named(output)}: is also one of the files to encode; "
+                                 "write the tokens somewhere else")
     dtype = token_file_dtype(len(tokenizer))
     typecode = TOKEN_FILE_TYPES[dtype]
     width = array.array(typecode).itemsize
@@ -2302,7 +2346,8 @@ def check_output_path(path: PathLike, argument: str = "path") -> str:
     if mode is not None and stat.S_ISDIR(mode):
         raise IsADirectoryError(errno.EISDIR, "a folder (a file is needed here)", path)
     if mode is not None and not stat.S_ISREG(mode):
-        raise ValueError(f"{path}: {_file_kind(mode)}; only a regular file is written, so it was left as it was")
+        raise ValueError(f"{_named(path)}: {_file_kind(mode)}; only a regular file is written, "
+                         "so it was left as it was")
     target = os.path.realpath(path)
     folder = os.path.dirname(target)
     if not os.path.isdir(folder):
@@ -2421,7 +2466,9 @@ def _stopping_cleanly():
 # together, one dictionary look-up per step. Of the ways to cut T into two
 # older tokens, at most one passes (the replay is deterministic), so an
 # import tries them, longest first part first, and a file where none passes
-# is refused. An export checks each of our merges the same way. Long spines
+# is refused. A long token is replayed with ``encode_chunk`` instead, since
+# trying each cut copies the token each time: time quadratic in its length.
+# An export checks each of our merges with ``_keeps_pair``. Long spines
 # make a walk long; real vocabularies need a few steps (13 at most on
 # cl100k and o200k), and vocabularies built to defeat it cost quadratic time.
 
@@ -2446,29 +2493,43 @@ def _keeps_pair(left, right, merged_id, parts, rank):
     return True
 
 
-def _recover_pairs(token_bytes, path):
-    """Each token's merge pair (by rank: ``parts[rank]``), as tiktoken's replay builds it; or a ``ValueError``."""
+def _recover_pairs(token_bytes, path, replay_from=64):
+    """Each token's merge pair (by rank: ``parts[rank]``), as tiktoken's replay builds it; or a ``ValueError``.
+
+    A token shorter than ``replay_from`` bytes tries its cuts with
+    ``_keeps_pair`` (fast on real vocabularies); a longer one is replayed with
+    ``encode_chunk``, which takes n log n time where trying every cut of a
+    long token would take quadratic time. Both find the same pair (see above).
+    """
     rank_of = {token: rank for rank, token in enumerate(token_bytes)}
+    single_ids = bytes(rank_of[byte] for byte in SINGLE_BYTES)  # a bytes.translate table: byte -> its rank
     parts = [None] * len(token_bytes)
     merged_id = {}
     for rank in range(256, len(token_bytes)):
         token = token_bytes[rank]
-        for cut in range(len(token) - 1, 0, -1):
-            left = rank_of.get(token[:cut], rank)
-            if left < rank:
-                right = rank_of.get(token[cut:], rank)
-                if right < rank and (len(token) == 2 or _keeps_pair(left, right, merged_id, parts, rank)):
-                    break
-        else:
-            pieces = encode_chunk(token.translate(bytes(rank_of[byte] for byte in SINGLE_BYTES)), merged_id)
-            raise ValueError(
-                f"{path}: line {rank + 1}: tiktoken builds {_shown(token)} from {len(pieces)} pieces of lower rank "
-                f"({' + '.join(_shown(token_bytes[piece]) for piece in pieces)}), not from a pair, so no merge list "
-                "can give the same tokens"
-            )
-        parts[rank] = (left, right)
-        merged_id[left, right] = rank
+        pair = _pair_by_cuts(token, rank, rank_of, merged_id, parts) if len(token) < replay_from else None
+        if pair is None:
+            pair = encode_chunk(token.translate(single_ids), merged_id)
+            if len(pair) != 2:
+                raise ValueError(
+                    f"{_named(path)}: line {rank + 1}: tiktoken builds {_shown(token)} from {len(pair):,} pieces of "
+                    f"lower rank ({_listed((token_bytes[piece] for piece in pair), ' + ')}), not from a pair, so no "
+                    "merge list can give the same tokens"
+                )
+        parts[rank] = tuple(pair)
+        merged_id[parts[rank]] = rank
     return parts
+
+
+def _pair_by_cuts(token, rank, rank_of, merged_id, parts):
+    """The cut of ``token`` into two older tokens that tiktoken's replay keeps, longest first part first; or None."""
+    for cut in range(len(token) - 1, 0, -1):
+        left = rank_of.get(token[:cut], rank)
+        if left < rank:
+            right = rank_of.get(token[cut:], rank)
+            if right < rank and (len(token) == 2 or _keeps_pair(left, right, merged_id, parts, rank)):
+                return left, right
+    return None
 
 
 def _load_tiktoken(cls, path, pattern, special_tokens):
@@ -2485,7 +2546,7 @@ def _load_tiktoken(cls, path, pattern, special_tokens):
     try:
         return cls(display[:256], merges, byte_level=True, pattern=pattern, special_tokens=special_tokens or {})
     except ValueError as error:
-        raise ValueError(f"{path}: {error}") from None
+        raise ValueError(f"{_named(path)}: {error}") from None
 
 
 def _parse_ranks(data, path):
@@ -2503,23 +2564,25 @@ def _parse_ranks(data, path):
         encoded, _, rank_text = line.partition(b" ")
         try:
             token = binascii.a2b_base64(encoded)
-            rank = int(rank_text)
+            rank = int(rank_text) if rank_text.isdigit() else None  # only ASCII digits: not "+1", "1_0" or " 1"
         except (binascii.Error, ValueError):
             token = rank = None
-        if not token or binascii.b2a_base64(token, newline=False) != encoded:
-            raise ValueError(f"{path}: line {number}: expected 'base64-token rank', found {_shown(line)}")
+        if not token or rank is None or binascii.b2a_base64(token, newline=False) != encoded:
+            raise ValueError(f"{_named(path)}: line {number}: expected 'base64-token rank', found {_shown(line)}")
         if not 0 <= rank < len(lines) or token_bytes[rank] is not None:
-            raise ValueError(f"{path}: line {number}: rank {rank} must be new and below {len(lines):,} (the ranks are "
-                             "0 to the number of lines - 1, each once)")
+            raise ValueError(f"{_named(path)}: line {number}: rank {_shown(rank)} must be new and below "
+                             f"{len(lines):,} (the ranks are 0 to the number of lines - 1, each once)")
         token_bytes[rank] = token
     if len(set(token_bytes)) != len(token_bytes):
         seen = {}
-        for rank, token in enumerate(token_bytes):
+        for number, line in enumerate(lines, 1):
+            token = binascii.a2b_base64(line.partition(b" ")[0])
             if token in seen:
-                raise ValueError(f"{path}: the token {_shown(token)} has two ranks, {seen[token]} and {rank}")
-            seen[token] = rank
+                raise ValueError(f"{_named(path)}: line {number}: the token {_shown(token)} is on line {seen[token]} "
+                                 "too; each token has one rank")
+            seen[token] = number
     if sorted(token_bytes[:256]) != SINGLE_BYTES:
-        raise ValueError(f"{path}: ranks 0-255 must be the 256 single bytes (in any order)")
+        raise ValueError(f"{_named(path)}: ranks 0-255 must be the 256 single bytes (in any order)")
     return token_bytes
 
 
@@ -2549,9 +2612,9 @@ def _tiktoken_arguments(tokenizer):
         left, right = parts[rank]
         if not _keeps_pair(left, right, merged_id, parts, rank):
             pieces = encode_chunk(token_bytes[rank].translate(tokenizer._byte_ids), merged_id)
-            shown = " + ".join(_shown(tokenizer.vocab[piece]) for piece in pieces)
             raise ValueError(
-                f"tiktoken would build {_shown(tokenizer.vocab[rank])} as {shown}, not "
+                f"tiktoken would build {_shown(tokenizer.vocab[rank])} as "
+                f"{_listed((tokenizer.vocab[piece] for piece in pieces), ' + ')}, not "
                 f"{_shown(tokenizer.vocab[left])} + {_shown(tokenizer.vocab[right])}: it ranks joined bytes, not "
                 "pairs, so this merge list cannot be exported"
             )
@@ -2627,7 +2690,7 @@ def _load_huggingface(cls, path):
     try:
         return _from_huggingface_body(cls, data)
     except ValueError as error:
-        raise ValueError(f"{path}: {error}") from None
+        raise ValueError(f"{_named(path)}: {error}") from None
 
 
 def _from_huggingface_body(cls, data):
@@ -2727,7 +2790,12 @@ def _huggingface_added_tokens(added_tokens):
         if not isinstance(added, dict) or any(added.get(flag) for flag in ("single_word", "lstrip", "rstrip")):
             raise ValueError(f"added token {_shown(added)} matches with extra rules (lstrip, rstrip, single_word); "
                              "unsupported")
-        specials[added.get("content")] = added.get("id")
+        text = added.get("content")
+        if not isinstance(text, str):
+            raise ValueError(f"added token {_shown(added)}: its content must be a string")
+        if text in specials:  # Hugging Face keeps the first; a file that says both is not one we can trust
+            raise ValueError(f"added token {_shown(text)} is listed twice")
+        specials[text] = added.get("id")
     return specials
 
 

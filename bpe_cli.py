@@ -151,7 +151,7 @@ def argument_text(value, name):
     try:
         return os.fsencode(value).decode("utf-8")
     except UnicodeDecodeError as error:
-        raise CommandError(f"{name}: not valid UTF-8 (byte {error.start})") from None
+        raise CommandError(f"{bpe._named(name)}: not valid UTF-8 (byte {error.start})") from None
 
 
 MAX_ID_DIGITS = 20
@@ -166,9 +166,9 @@ def parse_ids(text, source):
         except (ValueError, RecursionError) as error:
             if isinstance(error, CommandError):
                 raise
-            raise CommandError(f"{source}: not a valid JSON list of token IDs") from None
+            raise CommandError(f"{bpe._named(source)}: not a valid JSON list of token IDs") from None
         if not isinstance(ids, list):
-            raise CommandError(f"{source}: not a valid JSON list of token IDs")
+            raise CommandError(f"{bpe._named(source)}: not a valid JSON list of token IDs")
         return ids
     return [parse_id(word, source) for word in text.split()]
 
@@ -177,16 +177,16 @@ def parse_id(word, source):
     """One token ID written in decimal."""
     digits = word[1:] if word.startswith("-") else word
     if not digits.isascii() or not digits.isdigit():
-        raise CommandError(f"{source}: {bpe._shown(word)} is not a token ID")
+        raise CommandError(f"{bpe._named(source)}: {bpe._shown(word)} is not a token ID")
     if len(digits) > MAX_ID_DIGITS:
-        raise CommandError(f"{source}: {bpe._shown(word)} is far larger than any token ID")
+        raise CommandError(f"{bpe._named(source)}: {bpe._shown(word)} is far larger than any token ID")
     return int(word)
 
 
 def describe(error):
     """An error as one line: ``FILE: reason`` for a failed file operation, else its message."""
     if isinstance(error, OSError) and error.filename is not None:
-        return f"{error.filename}: {error.strerror}"
+        return f"{bpe._named(error.filename)}: {error.strerror}"
     return str(error)
 
 
@@ -225,8 +225,8 @@ def token_text(tokenizer, token):
 
 
 def id_text(tokenizer, token_id):
-    """The token with this ID, drawn by ``visible``."""
-    if token_id in tokenizer.special_tokens.values() and tokenizer.vocab[token_id] not in tokenizer.ids:
+    """The token with this ID, drawn by ``visible``; a special token (IDs after every ordinary one) as its text."""
+    if token_id >= len(tokenizer.ids):
         return visible(tokenizer.vocab[token_id])
     return token_text(tokenizer, tokenizer.vocab[token_id])
 
@@ -304,7 +304,7 @@ def check_output(path, inputs=()):
     bpe.check_output_path(path, "-o/--output")
     for source in inputs:
         if source != "-" and os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
-            raise CommandError(f"{path}: is also an input file; write the output somewhere else")
+            raise CommandError(f"{bpe._named(path)}: is also an input file; write the output somewhere else")
 
 
 def load_tokenizer(args):
@@ -603,9 +603,8 @@ def special_assignment(text):
 def command_convert(args):
     """Import a tiktoken ranks file or a Hugging Face tokenizer.json and save it in our format."""
     check_output(args.output, [args.source])
-    with open(args.source, "rb") as stream:
-        start = stream.read(64).lstrip()
-    if start.startswith(b"{"):
+    # Look at the file the loaders' careful way (a regular file, not too large): opening a pipe would wait forever.
+    if bpe.read_file_bytes(args.source, "SRC").lstrip().startswith(b"{"):
         if args.pattern or args.special:
             raise UsageError("a Hugging Face file names its own pattern and special tokens: drop --pattern/--special")
         tokenizer = Tokenizer.load_huggingface(args.source)
@@ -627,9 +626,9 @@ def special_tokens_in_command_line_words():
     try:
         yield
     except bpe.SpecialTokenInText as error:
-        where = "" if error.where is None else f"{error.where}: "
-        raise CommandError(f"{where}the text contains the special token {error.token!r}; add --allow-special to "
-                           "encode it as its ID") from None
+        where = "" if error.where is None else f"{bpe._named(error.where)}: "
+        raise CommandError(f"{where}the text contains the special token {bpe._shown(error.token)}; "
+                           "add --allow-special to encode it as its ID") from None
 
 
 def command_prepare(args):

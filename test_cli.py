@@ -429,6 +429,13 @@ class InspectTests(CommandLineTestCase):
         self.assertEqual(top_rows, ["91", "92", "93", "94", "95"])
         self.assertFails(zero, "expected a whole number", status=2)
 
+    def test_a_special_token_shows_as_its_text_even_when_it_spells_a_display_string(self):
+        tokenizer = bpe.Tokenizer.train("the the the", 300, byte_level=True, special_tokens=["Ġthe"])
+        path = os.path.join(FOLDER, "display.json")
+        tokenizer.save(path)
+        *_, merged, special = [line.split() for line in run("inspect", "-t", path).stdout.decode().splitlines()]
+        self.assertEqual((merged[1], special), ("␣the", [str(tokenizer.special_tokens["Ġthe"]), "Ġthe", "special"]))
+
     def test_columns_are_not_padded_past_a_long_token(self):
         path = write(FOLDER, "long.json", json.dumps(
             {"format_version": 1, "alphabet": ["a", "b"], "merges": [["a", "a"], ["aa", "aa"], ["aaaa", "aaaa"],

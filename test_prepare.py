@@ -7,12 +7,14 @@ import array
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 import unittest
 
+import bpe
 from bpe import Tokenizer
 from make_corpus import corpus
 
@@ -133,6 +135,12 @@ class TokenFileTests(unittest.TestCase):
                 encode()
         self.assertFalse([name for name in os.listdir(self.folder) if "never" in name or name.endswith(".part")])
 
+    def test_a_bad_separator_lists_a_few_special_tokens(self):
+        tokenizer = Tokenizer(None, [], byte_level=True, special_tokens=[f"<|{i}|>" for i in range(5000)])
+        with self.assertRaises(ValueError) as caught:
+            tokenizer.encode_files(self.paths, os.path.join(self.folder, "never.bin"), separator="<|nope|>")
+        self.assertIn("(it has 5,000: '<|0|>', '<|1|>', '<|2|>', '<|3|>', '<|4|>', ...)", str(caught.exception))
+
     def test_counting(self):
         tokenizer = TOKENIZERS["characters"]
         counts = tokenizer.count_files(self.paths, allowed_special="all", block_size=64)
@@ -164,6 +172,11 @@ class BatchTests(unittest.TestCase):
         while any(map(alive, workers)) and time.monotonic() < deadline:
             time.sleep(0.2)
         self.assertFalse(any(map(alive, workers)), "the workers of a killed parent kept running")
+
+    def test_workers_keep_the_default_sigterm_action(self):
+        # A save tidies up its own temporary file on SIGTERM; workers started meanwhile must simply end.
+        with bpe._stopping_cleanly(), bpe._worker_pool(TOKENIZERS["bytes"], 1) as pool:
+            self.assertEqual(pool.submit(signal.getsignal, signal.SIGTERM).result(), signal.SIG_DFL)
 
     def test_bad_arguments_are_refused_before_any_work(self):
         tokenizer = TOKENIZERS["bytes"]

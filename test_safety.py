@@ -151,6 +151,14 @@ class LoaderTests(FolderTestCase):
                 with self.subTest(path=path), self.assertRaisesRegex(ValueError, f"{path}: {kind}"):
                     load(path)
 
+    def test_converting_a_pipe_is_refused_without_waiting(self):
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+        converted = subprocess.run([sys.executable, os.path.join(ROOT, "bpe.py"), "convert", fifo, "-o",
+                                    self.path("out.json")], capture_output=True, text=True, timeout=60)
+        self.assertEqual((converted.returncode, converted.stderr), (1, f"bpe: {fifo}: a pipe, not a regular file; "
+                                                                       "a tokenizer is read from a regular file\n"))
+
     def test_files_over_the_limit_are_refused(self):
         huge = self.path("huge.json")
         with open(huge, "wb") as stream:
@@ -210,6 +218,13 @@ class QuadraticTests(unittest.TestCase):
         deep = Tokenizer(None, [], byte_level=True, special_tokens=chain)
         self.assertEqual(deep.encode("a" * 1000, allowed_special="all"), [256 + 398, 256 + 398, 256 + 201])  # 399 + 399 + 202
 
+    def test_thousands_of_nested_special_tokens(self):
+        nested = ["<" + "a" * length for length in range(1, 1500)]  # a trie 1,500 levels deep
+        tokenizer = Tokenizer(None, [], byte_level=True, special_tokens=nested + ["<|" + "b" * 3000])
+        self.assertEqual(tokenizer.encode("hi <aaa <" + "a" * 1500, allowed_special="all"),
+                         [104, 105, 32, 256 + 2, 32, 256 + 1498, 97])
+        self.assertEqual(tokenizer.encode("<|" + "b" * 3001, allowed_special="all"), [256 + 1499, 98])
+
     def test_exporting_tokens_built_from_a_long_word_agrees_with_tiktoken_rules(self):
         word = "".join(random.Random(1).choices("abcdefghijklmnopqrstuvwxyz", k=1000))
         tokenizer = Tokenizer.train(word + " " + word, 2000, byte_level=True)
@@ -225,6 +240,13 @@ class SpecialTokenTests(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "special token '<a' begins '<a>>'"):
             tokenizer.to_tiktoken()
         Tokenizer(None, [], byte_level=True, special_tokens=["<a>", "<b>"]).to_tiktoken()
+
+    def test_special_tokens_leave_a_bounded_number_of_ids_unused(self):
+        highest = 256 + bpe.MAX_UNUSED_IDS
+        self.assertEqual(len(Tokenizer(None, [], byte_level=True, special_tokens={"<|x|>": highest})), highest + 1)
+        for token_id in (highest + 1, 2**64, 10**30):
+            with self.subTest(token_id=token_id), self.assertRaisesRegex(ValueError, "may leave at most 1,048,576"):
+                Tokenizer(None, [], byte_level=True, special_tokens={"<|x|>": token_id})
 
     def test_display_strings_and_special_tokens_are_separate_at_the_byte_level(self):
         tokenizer = Tokenizer.train("the the the the", 300, byte_level=True, special_tokens=["Ġthe"])
@@ -296,6 +318,20 @@ class MessageTests(unittest.TestCase):
         for bad in ([True], [5, False]):
             with self.assertRaisesRegex(ValueError, "outside the vocabulary"):
                 LAB.decode(bad)
+
+    def test_a_file_name_that_would_break_the_line_is_escaped(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "bad\nname.json")
+            with open(path, "w") as stream:
+                stream.write("{")
+            with self.assertRaises(ValueError) as caught:
+                Tokenizer.load(path)
+            self.assertIn("bad\\nname.json", str(caught.exception))
+            self.assertNotIn("\n", str(caught.exception))
+            missing = subprocess.run([sys.executable, os.path.join(ROOT, "bpe.py"), "count", "-t",
+                                      os.path.join(ROOT, "tokenizer.json"), "no\nsuch.txt"], capture_output=True, text=True)
+            self.assertEqual((missing.returncode, missing.stderr.count("\n")), (1, 1), missing.stderr)
+            self.assertIn("'no\\nsuch.txt': No such file", missing.stderr)
 
     def test_from_json_with_keys_that_are_not_strings(self):
         with self.assertRaisesRegex(ValueError, "every key must be a string"):

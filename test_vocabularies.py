@@ -334,6 +334,10 @@ class TiktokenFileTests(unittest.TestCase):
             (items[:10] + [(b"ab", 99)], "line 11: rank 99 must be new and below 11"),
             (items[1:256] + [(b"ab", 0)], "ranks 0-255 must be the 256 single bytes"),
             (items[:256] + [(b"abc", 256)], "line 257: tiktoken builds b'abc' from 3 pieces"),
+            (items[:10] + [(b"ab", "+10")], "line 11: expected 'base64-token rank'"),
+            (items[:10] + [(b"ab", "1_0")], "line 11: expected 'base64-token rank'"),
+            (items[:10] + [(items[3][0], 10)], "line 11: the token b'.x03' is on line 4 too"),
+            (items[:256] + [(bytes(range(256)) * 400, 256)], "line 257: .* from 102,400 pieces .*\\+ \\.\\.\\.\\), not"),
         ]
         for lines, message in cases:
             path = self.write(lines)
@@ -341,6 +345,22 @@ class TiktokenFileTests(unittest.TestCase):
                 Tokenizer.load_tiktoken(path, "gpt2")
         with self.assertRaisesRegex(ValueError, "unknown pattern"):
             Tokenizer.load_tiktoken(self.write(items), "cl200k")
+        long_token = self.write(items[:256] + [(bytes(range(256)) * 400, 256)])
+        with self.assertRaises(ValueError) as caught:
+            Tokenizer.load_tiktoken(long_token, "gpt2")
+        self.assertLess(len(str(caught.exception)), 500)
+
+    def test_long_tokens_are_replayed_and_agree_with_trying_every_cut(self):
+        word = "".join(random.Random(3).choices("abcdefghijklmnopqrstuvwxyz", k=2000))
+        long_words = Tokenizer.train(word + " " + word, 3000, byte_level=True)
+        self.assertGreater(max(map(len, long_words.vocab)), 1000)
+        for tokenizer in (self.trained, long_words):
+            token_bytes = tokenizer._decoded[:len(tokenizer.ids)]
+            replayed = bpe._recover_pairs(token_bytes, "x", replay_from=0)
+            self.assertEqual(bpe._recover_pairs(token_bytes, "x"), replayed)
+            self.assertEqual(bpe._recover_pairs(token_bytes, "x", replay_from=sys.maxsize), replayed)
+            path = self.write(list(tokenizer.to_tiktoken()["mergeable_ranks"].items()))
+            self.assertEqual(Tokenizer.load_tiktoken(path, "gpt2").merges, tokenizer.merges)
 
     def test_the_command_line_converts_and_explains(self):
         source = self.write(list(self.ranks.items()), name="mine.tiktoken.gz", compress=True)
@@ -406,6 +426,9 @@ class HuggingFaceFileTests(unittest.TestCase):
             (dict(good, model=dict(good["model"], vocab=swapped)), "the merges do not make the vocabulary's tokens"),
             (dict(good, post_processor={"type": "RobertaProcessing"}), "adds or changes tokens"),
             (dict(good, model=dict(good["model"], continuing_subword_prefix="##")), "only plain BPE"),
+            (dict(good, added_tokens=[{"id": 300, "content": ["<s>"]}]), "its content must be a string"),
+            (dict(good, added_tokens=[{"id": 300, "content": "<s>"}, {"id": 301, "content": "<s>"}]),
+             "added token '<s>' is listed twice"),
         ]
         for body, message in cases:
             path = self.path(body)
