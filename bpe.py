@@ -979,9 +979,12 @@ def count_chunks(blocks: Iterable[str], pattern: str = "lab", *, special_tokens:
     """
     if isinstance(special_tokens, (str, bytes)):
         raise TypeError(f"special_tokens must be a list of strings, not a single {type(special_tokens).__name__}")
+    special_tokens = frozenset(special_tokens)
+    for text in special_tokens:
+        _check_special_text(text, byte_level=True)  # (counting has no <unk>, whatever the level)
     cut = chunker(pattern)
     counts = Counter()
-    finder = _special_finder(frozenset(special_tokens)) if special_tokens else None
+    finder = _special_finder(special_tokens) if special_tokens else None
     for block in safe_blocks(blocks, pattern):
         start = 0
         for found in finder.finditer(block) if finder else ():
@@ -997,7 +1000,8 @@ def _special_finder(texts):
 
     The texts are arranged as a trie (``<|a|>`` and ``<|b|>`` become
     ``<\\|(?:a|b)\\|>``), so looking for five thousand special tokens costs
-    about what looking for five does.
+    about what looking for five does. A trie as deep as ``MAX_SPECIAL_LENGTH``
+    nests that many groups, within what Python's regex compiler can take.
     """
     trie = {}
     for text in texts:
@@ -1005,47 +1009,22 @@ def _special_finder(texts):
         for char in text:
             node = node.setdefault(char, {})
         node[""] = {}  # a text ends here
-    return re.compile(_trie_source(trie, depth=0))
+    return re.compile(_trie_source(trie))
 
 
-def _trie_source(node, depth):
+def _trie_source(node):
     """The regex for the texts that continue below one trie node; longer continuations are tried first."""
-    if depth > 200:  # keep Python's regex parser out of deep recursion: plain alternatives below here
-        suffixes = sorted(_trie_suffixes(node), key=lambda suffix: (-len(suffix), suffix))
-        return "(?:" + "|".join(map(re.escape, suffixes)) + ")"
     branches = []
     for char in sorted(key for key in node if key):
         child, text = node[char], re.escape(char)
         while len(child) == 1 and "" not in child:  # a run without branches is one literal
             ((char, child),) = child.items()
             text += re.escape(char)
-        branches.append(text + _trie_source(child, depth + 1))
+        branches.append(text + _trie_source(child))
     if not branches:
         return ""
     body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
     return f"(?:{body})?" if "" in node else body
-
-
-def _trie_suffixes(node):
-    """Every text that continues below a trie node.
-
-    A walk with its own stack, not recursion: nested special tokens
-    (``<a``, ``<aa``, ``<aaa``, ...) make a trie thousands of levels deep.
-    """
-    suffixes, path, unvisited = [], [], [iter(node.items())]
-    while unvisited:
-        for char, child in unvisited[-1]:
-            if not char:  # a text ends here
-                suffixes.append("".join(path))
-            else:
-                path.append(char)
-                unvisited.append(iter(child.items()))
-                break
-        else:  # every child of this node is done: back up one level
-            unvisited.pop()
-            if path:
-                path.pop()
-    return suffixes
 
 
 CACHE_LIMIT = 1 << 17
@@ -1101,7 +1080,12 @@ REPLACEMENT_CHARACTER = "\N{REPLACEMENT CHARACTER}"
 
 def _shown(value, limit=60):
     """``repr(value)``, shortened in the middle when long, for error messages."""
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # it is, or holds, an int too long for Python to write out (over 4,300 digits)
+        if isinstance(value, int):
+            return f"an integer of {value.bit_length():,} bits"
+        return f"a {type(value).__name__} holding an integer too long to write out"
     if len(text) <= limit:
         return text
     return f"{text[:limit // 2]}...{text[-(limit // 2):]} ({len(text):,} characters)"
@@ -1242,6 +1226,14 @@ def _check_merges(merges, base):
     return made
 
 
+MAX_SPECIAL_LENGTH = 128
+"""The most characters a special token may have (real ones have a few dozen).
+
+Looking for special tokens then costs at most this many steps per character
+of text, and their trie, as a regex, nests no deeper than Python's regex
+compiler can go."""
+
+
 def _check_special_text(text, byte_level):
     """Refuse a special token that is not a non-empty string without whitespace or surrogates.
 
@@ -1251,6 +1243,9 @@ def _check_special_text(text, byte_level):
     """
     if not isinstance(text, str) or not text:
         raise ValueError(f"special token {_shown(text)} must be a non-empty string")
+    if len(text) > MAX_SPECIAL_LENGTH:
+        raise ValueError(f"special token {_shown(text[:24])}... has {len(text):,} characters; special tokens may "
+                         f"have at most {MAX_SPECIAL_LENGTH}")
     if _compiled_template("{space}").search(text):
         raise ValueError(f"special token {_shown(text)} must not contain whitespace")
     _check_no_surrogate(text, f"special token {_shown(text)}")
@@ -2351,7 +2346,7 @@ def check_output_path(path: PathLike, argument: str = "path") -> str:
     target = os.path.realpath(path)
     folder = os.path.dirname(target)
     if not os.path.isdir(folder):
-        raise FileNotFoundError(errno.ENOENT, f"cannot write here: no folder {folder}", path)
+        raise FileNotFoundError(errno.ENOENT, f"cannot write here: no folder {_named(folder)}", path)
     if not os.access(folder, os.W_OK):
         raise PermissionError(errno.EACCES, "cannot write here: the folder is not writable", path)
     return target
@@ -2552,35 +2547,35 @@ def _load_tiktoken(cls, path, pattern, special_tokens):
 def _parse_ranks(data, path):
     """The token bytes of a ``.tiktoken`` file, by rank; malformed lines are refused with their number.
 
-    Each line must be the canonical base64 of a token, a space, and its rank;
-    the ranks are 0 to the number of lines - 1, each once, and ranks 0-255
-    are the 256 single bytes (in any order).
+    Each line holds the canonical base64 of a token and its rank in ASCII
+    digits, separated by whitespace (as tiktoken reads it: line ends may be
+    ``\\r\\n``, and empty lines are skipped); the ranks are 0 to the number of
+    tokens - 1, each once, and ranks 0-255 are the 256 single bytes (in any
+    order).
     """
-    lines = data.split(b"\n")
-    if lines and not lines[-1]:
-        lines.pop()
+    lines = [(number, line) for number, line in enumerate(data.splitlines(), 1) if line]
     token_bytes = [None] * len(lines)
-    for number, line in enumerate(lines, 1):
-        encoded, _, rank_text = line.partition(b" ")
+    for number, line in lines:
+        fields = line.split()
         try:
-            token = binascii.a2b_base64(encoded)
-            rank = int(rank_text) if rank_text.isdigit() else None  # only ASCII digits: not "+1", "1_0" or " 1"
-        except (binascii.Error, ValueError):
+            token = binascii.a2b_base64(fields[0])
+            rank = int(fields[1]) if len(fields) == 2 and fields[1].isdigit() else None  # not "+1" or "1_0"
+        except (binascii.Error, ValueError, IndexError):
             token = rank = None
-        if not token or rank is None or binascii.b2a_base64(token, newline=False) != encoded:
+        if not token or rank is None or binascii.b2a_base64(token, newline=False) != fields[0]:
             raise ValueError(f"{_named(path)}: line {number}: expected 'base64-token rank', found {_shown(line)}")
         if not 0 <= rank < len(lines) or token_bytes[rank] is not None:
             raise ValueError(f"{_named(path)}: line {number}: rank {_shown(rank)} must be new and below "
-                             f"{len(lines):,} (the ranks are 0 to the number of lines - 1, each once)")
+                             f"{len(lines):,} (the ranks are 0 to the number of tokens - 1, each once)")
         token_bytes[rank] = token
     if len(set(token_bytes)) != len(token_bytes):
-        seen = {}
-        for number, line in enumerate(lines, 1):
-            token = binascii.a2b_base64(line.partition(b" ")[0])
-            if token in seen:
-                raise ValueError(f"{_named(path)}: line {number}: the token {_shown(token)} is on line {seen[token]} "
-                                 "too; each token has one rank")
-            seen[token] = number
+        line_of = {}
+        for number, line in lines:
+            token = binascii.a2b_base64(line.split()[0])
+            if token in line_of:
+                raise ValueError(f"{_named(path)}: line {number}: the token {_shown(token)} is on line "
+                                 f"{line_of[token]} too; each token has one rank")
+            line_of[token] = number
     if sorted(token_bytes[:256]) != SINGLE_BYTES:
         raise ValueError(f"{_named(path)}: ranks 0-255 must be the 256 single bytes (in any order)")
     return token_bytes

@@ -22,6 +22,7 @@ import json
 import os
 import sys
 import time
+from concurrent.futures import BrokenExecutor
 from itertools import accumulate
 
 import bpe
@@ -596,7 +597,7 @@ def special_assignment(text):
     """An argparse type: ``TEXT=ID`` for ``--special`` when converting."""
     token, sign, number = text.rpartition("=")
     if not sign or not token or not number.isascii() or not number.isdigit() or len(number) > MAX_ID_DIGITS:
-        raise argparse.ArgumentTypeError(f"expected TEXT=ID (e.g. '<|endoftext|>=100257'), not {text!r}")
+        raise argparse.ArgumentTypeError(f"expected TEXT=ID (e.g. '<|endoftext|>=100257'), not {bpe._shown(text)}")
     return token, int(number)
 
 
@@ -787,6 +788,9 @@ def main(argv=None):
         return 2
     except (OSError, ValueError) as error:  # CommandError is a ValueError
         print(f"{PROGRAM}: {describe(error)}", file=sys.stderr)
+        return 1
+    except BrokenExecutor:  # a worker process was killed (by a signal, or for want of memory)
+        print(f"{PROGRAM}: a worker process was killed before it finished; nothing was written", file=sys.stderr)
         return 1
     return BROKEN_PIPE_STATUS if OUT.reader_gone else 0
 

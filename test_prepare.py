@@ -236,6 +236,17 @@ class CommandLineTests(unittest.TestCase):
                 self.assertIn(message, result.stderr)
         self.assertEqual(sorted(os.listdir(self.folder)), ["text.txt", "tok.json"])
 
+    def test_a_killed_worker_is_one_line(self):
+        out = os.path.join(self.folder, "never.bin")
+        script = (f"import os, signal, sys; sys.path.insert(0, {ROOT!r}); import bpe, bpe_cli\n"
+                  "bpe._start_worker = lambda *args: os.kill(os.getpid(), signal.SIGKILL)  # each worker dies at once\n"
+                  f"sys.exit(bpe_cli.main(['prepare', '-t', {self.tokenizer!r}, '-o', {out!r}, '--workers', '2', "
+                  f"'--allow-special', {self.text!r}, {self.text!r}]))\n")
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+        self.assertEqual((result.returncode, result.stderr),
+                         (1, "bpe: a worker process was killed before it finished; nothing was written\n"))
+        self.assertEqual(sorted(os.listdir(self.folder)), ["text.txt", "tok.json"])
+
 
 if __name__ == "__main__":
     unittest.main()

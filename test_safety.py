@@ -211,19 +211,29 @@ class QuadraticTests(unittest.TestCase):
                          [256 + 12, 256 + 1])
 
     def test_prefixes_find_the_longest_special_token(self):
-        tokenizer = Tokenizer(None, [], byte_level=True, special_tokens=["<a", "<a>", "<a>>", "b" * 300])
-        self.assertEqual(tokenizer.encode("x<a>>y<a>z<ab" + "b" * 300, allowed_special="all"),
+        tokenizer = Tokenizer(None, [], byte_level=True, special_tokens=["<a", "<a>", "<a>>", "b" * 128])
+        self.assertEqual(tokenizer.encode("x<a>>y<a>z<ab" + "b" * 128, allowed_special="all"),
                          [120, 258, 121, 257, 122, 256, 259, 98])
-        chain = [("a" * length) for length in range(1, 400)]
+        chain = [("a" * length) for length in range(1, 129)]
         deep = Tokenizer(None, [], byte_level=True, special_tokens=chain)
-        self.assertEqual(deep.encode("a" * 1000, allowed_special="all"), [256 + 398, 256 + 398, 256 + 201])  # 399 + 399 + 202
+        self.assertEqual(deep.encode("a" * 1000, allowed_special="all"), [256 + 127] * 7 + [256 + 103])  # 7 × 128 + 104
 
-    def test_thousands_of_nested_special_tokens(self):
-        nested = ["<" + "a" * length for length in range(1, 1500)]  # a trie 1,500 levels deep
-        tokenizer = Tokenizer(None, [], byte_level=True, special_tokens=nested + ["<|" + "b" * 3000])
-        self.assertEqual(tokenizer.encode("hi <aaa <" + "a" * 1500, allowed_special="all"),
-                         [104, 105, 32, 256 + 2, 32, 256 + 1498, 97])
-        self.assertEqual(tokenizer.encode("<|" + "b" * 3001, allowed_special="all"), [256 + 1499, 98])
+    def test_thousands_of_special_tokens_that_begin_each_other(self):
+        nested = ["<" + "a" * length for length in range(1, bpe.MAX_SPECIAL_LENGTH)]  # a trie as deep as allowed
+        branching = [f"<{'a' * (number % 50)}{number}>" for number in range(5000)]
+        specials = nested + branching
+        tokenizer = Tokenizer(None, [], byte_level=True, special_tokens=specials)
+        rng = random.Random(5)
+        for _ in range(50):
+            text = "".join(rng.choice(["<", "a", "a" * 60, "1", "2", "3>", ">", "x"]) for _ in range(rng.randint(0, 30)))
+            expected, position = [], 0
+            while position < len(text):  # the simplest reading: the longest special token starting here, if any
+                found = max((token for token in specials if text.startswith(token, position)), key=len, default=None)
+                expected += [tokenizer.special_tokens[found]] if found else list(text[position].encode())
+                position += len(found) if found else 1
+            self.assertEqual(tokenizer.encode(text, allowed_special="all"), expected, text)
+        with self.assertRaisesRegex(ValueError, "has 129 characters; special tokens may have at most 128"):
+            Tokenizer(None, [], byte_level=True, special_tokens=["<" + "a" * 128])
 
     def test_exporting_tokens_built_from_a_long_word_agrees_with_tiktoken_rules(self):
         word = "".join(random.Random(1).choices("abcdefghijklmnopqrstuvwxyz", k=1000))
@@ -332,6 +342,15 @@ class MessageTests(unittest.TestCase):
                                       os.path.join(ROOT, "tokenizer.json"), "no\nsuch.txt"], capture_output=True, text=True)
             self.assertEqual((missing.returncode, missing.stderr.count("\n")), (1, 1), missing.stderr)
             self.assertIn("'no\\nsuch.txt': No such file", missing.stderr)
+            with self.assertRaises(OSError) as caught:
+                LAB.save(os.path.join(folder, "no\nsuch", "x.json"))
+            self.assertNotIn("\n", str(caught.exception))
+
+    def test_integers_too_long_to_write_out(self):
+        with self.assertRaisesRegex(ValueError, "special token '<\\|e\\|>' has ID an integer of 16,610 bits"):
+            Tokenizer(None, [], byte_level=True, special_tokens={"<|e|>": 10**5000})
+        with self.assertRaisesRegex(ValueError, "IDs a list holding an integer too long to write out are outside"):
+            LAB.decode([10**5000])
 
     def test_from_json_with_keys_that_are_not_strings(self):
         with self.assertRaisesRegex(ValueError, "every key must be a string"):

@@ -350,6 +350,12 @@ class TiktokenFileTests(unittest.TestCase):
             Tokenizer.load_tiktoken(long_token, "gpt2")
         self.assertLess(len(str(caught.exception)), 500)
 
+    def test_line_ends_and_spacing_as_tiktoken_reads_them(self):
+        lines = [f"{base64.b64encode(token).decode()} {rank}" for token, rank in self.ranks.items()]
+        plain = Tokenizer.load_tiktoken(self.write(lines), "gpt2")
+        windows = self.write(["\r\n".join(lines).replace(" ", "\t") + "\r\n\r\n"])
+        self.assertEqual(Tokenizer.load_tiktoken(windows, "gpt2").to_json(), plain.to_json())
+
     def test_long_tokens_are_replayed_and_agree_with_trying_every_cut(self):
         word = "".join(random.Random(3).choices("abcdefghijklmnopqrstuvwxyz", k=2000))
         long_words = Tokenizer.train(word + " " + word, 3000, byte_level=True)
