@@ -2252,9 +2252,9 @@ def _token_file_options(tokenizer, paths, workers, separator, allowed_special, d
     _check_positive_int(block_size, "block_size")
     specials = tokenizer._special_choice(allowed_special, disallowed_special)
     if separator is not None and separator not in tokenizer.special_tokens:
-        specials = tokenizer.special_tokens
+        known = tokenizer.special_tokens
         raise ValueError(f"separator {_shown(separator)} is not a special token of this tokenizer (it has "
-                         + (f"{len(specials):,}: {_listed(specials)})" if specials else "none)"))
+                         + (f"{len(known):,}: {_listed(known)})" if known else "none)"))
     return paths, specials
 
 
@@ -2488,8 +2488,9 @@ def _keeps_pair(left, right, merged_id, parts, rank):
     return True
 
 
-def _recover_pairs(token_bytes, path, replay_from=64):
-    """Each token's merge pair (by rank: ``parts[rank]``), as tiktoken's replay builds it; or a ``ValueError``.
+def _recover_pairs(token_bytes, path, line_numbers, replay_from=64):
+    """Each token's merge pair (by rank: ``parts[rank]``), as tiktoken's replay builds it; or a ``ValueError``
+    naming the file ``path`` and the token's line (``line_numbers[rank]``).
 
     A token shorter than ``replay_from`` bytes tries its cuts with
     ``_keeps_pair`` (fast on real vocabularies); a longer one is replayed with
@@ -2507,7 +2508,7 @@ def _recover_pairs(token_bytes, path, replay_from=64):
             pair = encode_chunk(token.translate(single_ids), merged_id)
             if len(pair) != 2:
                 raise ValueError(
-                    f"{_named(path)}: line {rank + 1}: tiktoken builds {_shown(token)} from {len(pair):,} pieces of "
+                    f"{_named(path)}: line {line_numbers[rank]}: tiktoken builds {_shown(token)} from {len(pair):,} pieces of "
                     f"lower rank ({_listed((token_bytes[piece] for piece in pair), ' + ')}), not from a pair, so no "
                     "merge list can give the same tokens"
                 )
@@ -2535,9 +2536,9 @@ def _load_tiktoken(cls, path, pattern, special_tokens):
     data = read_file_bytes(path)
     if data[:2] == b"\x1f\x8b":
         data = _gunzip(data, path)
-    token_bytes = _parse_ranks(data, path)
+    token_bytes, line_numbers = _parse_ranks(data, path)
     display = [bytes_to_display(token) for token in token_bytes]
-    merges = [(display[left], display[right]) for left, right in _recover_pairs(token_bytes, path)[256:]]
+    merges = [(display[left], display[right]) for left, right in _recover_pairs(token_bytes, path, line_numbers)[256:]]
     try:
         return cls(display[:256], merges, byte_level=True, pattern=pattern, special_tokens=special_tokens or {})
     except ValueError as error:
@@ -2545,7 +2546,7 @@ def _load_tiktoken(cls, path, pattern, special_tokens):
 
 
 def _parse_ranks(data, path):
-    """The token bytes of a ``.tiktoken`` file, by rank; malformed lines are refused with their number.
+    """The token bytes of a ``.tiktoken`` file and the line each is on, by rank; malformed lines are refused.
 
     Each line holds the canonical base64 of a token and its rank in ASCII
     digits, separated by whitespace (as tiktoken reads it: line ends may be
@@ -2555,6 +2556,7 @@ def _parse_ranks(data, path):
     """
     lines = [(number, line) for number, line in enumerate(data.splitlines(), 1) if line]
     token_bytes = [None] * len(lines)
+    line_numbers = [None] * len(lines)
     for number, line in lines:
         fields = line.split()
         try:
@@ -2567,7 +2569,7 @@ def _parse_ranks(data, path):
         if not 0 <= rank < len(lines) or token_bytes[rank] is not None:
             raise ValueError(f"{_named(path)}: line {number}: rank {_shown(rank)} must be new and below "
                              f"{len(lines):,} (the ranks are 0 to the number of tokens - 1, each once)")
-        token_bytes[rank] = token
+        token_bytes[rank], line_numbers[rank] = token, number
     if len(set(token_bytes)) != len(token_bytes):
         line_of = {}
         for number, line in lines:
@@ -2578,7 +2580,7 @@ def _parse_ranks(data, path):
             line_of[token] = number
     if sorted(token_bytes[:256]) != SINGLE_BYTES:
         raise ValueError(f"{_named(path)}: ranks 0-255 must be the 256 single bytes (in any order)")
-    return token_bytes
+    return token_bytes, line_numbers
 
 
 def _tiktoken_arguments(tokenizer):

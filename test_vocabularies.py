@@ -334,6 +334,7 @@ class TiktokenFileTests(unittest.TestCase):
             (items[:10] + [(b"ab", 99)], "line 11: rank 99 must be new and below 11"),
             (items[1:256] + [(b"ab", 0)], "ranks 0-255 must be the 256 single bytes"),
             (items[:256] + [(b"abc", 256)], "line 257: tiktoken builds b'abc' from 3 pieces"),
+            ([(b"abc", 256), ""] + items[:256], "line 1: tiktoken builds b'abc' from 3 pieces"),
             (items[:10] + [(b"ab", "+10")], "line 11: expected 'base64-token rank'"),
             (items[:10] + [(b"ab", "1_0")], "line 11: expected 'base64-token rank'"),
             (items[:10] + [(items[3][0], 10)], "line 11: the token b'.x03' is on line 4 too"),
@@ -362,9 +363,10 @@ class TiktokenFileTests(unittest.TestCase):
         self.assertGreater(max(map(len, long_words.vocab)), 1000)
         for tokenizer in (self.trained, long_words):
             token_bytes = tokenizer._decoded[:len(tokenizer.ids)]
-            replayed = bpe._recover_pairs(token_bytes, "x", replay_from=0)
-            self.assertEqual(bpe._recover_pairs(token_bytes, "x"), replayed)
-            self.assertEqual(bpe._recover_pairs(token_bytes, "x", replay_from=sys.maxsize), replayed)
+            line_numbers = range(1, len(token_bytes) + 1)
+            replayed = bpe._recover_pairs(token_bytes, "x", line_numbers, replay_from=0)
+            self.assertEqual(bpe._recover_pairs(token_bytes, "x", line_numbers), replayed)
+            self.assertEqual(bpe._recover_pairs(token_bytes, "x", line_numbers, replay_from=sys.maxsize), replayed)
             path = self.write(list(tokenizer.to_tiktoken()["mergeable_ranks"].items()))
             self.assertEqual(Tokenizer.load_tiktoken(path, "gpt2").merges, tokenizer.merges)
 
