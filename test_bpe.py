@@ -5,9 +5,11 @@ Run from the project root with ``python3 -m unittest -v``.
 
 import doctest
 import hashlib
+import importlib
 import importlib.util
 import json
 import os
+import pkgutil
 import random
 import re
 import subprocess
@@ -19,17 +21,18 @@ from collections import Counter
 from unittest import mock
 
 import bpe
-import bpe_unicode
-import bpe_widget
+import bpelab
 import make_corpus
+from bpelab import blocks, engine, files, patterns, unicode_ranges, widget
 from bpe import UNK, Tokenizer, chunks, reference_encode, reference_train
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 
 
 def load_tests(loader, tests, pattern):
-    """Run the examples in the modules' docstrings with the tests, so they cannot rot."""
-    for module in (bpe, make_corpus, bpe_widget):
+    """Run the examples in the docstrings of every module, the package's too, with the tests, so they cannot rot."""
+    package = [importlib.import_module(f"bpelab.{info.name}") for info in pkgutil.iter_modules(bpelab.__path__)]
+    for module in (bpe, make_corpus, bpelab, *package):
         tests.addTests(doctest.DocTestSuite(module))
     return tests
 
@@ -346,7 +349,7 @@ class FileTests(unittest.TestCase):
         with open(path, "rb") as stream:
             before = stream.read()
         small = Tokenizer(["a", "b"], [("a", "b")])
-        with mock.patch.object(bpe.os, "replace", side_effect=OSError("disk full")):
+        with mock.patch.object(files.os, "replace", side_effect=OSError("disk full")):
             with self.assertRaises(OSError):
                 small.save(path)
         with open(path, "rb") as stream:
@@ -463,7 +466,7 @@ class FastEqualsReferenceTests(unittest.TestCase):
             letters[number % 9] + letters[number // 9 % 9] + letters[number // 81 % 9] + letters[number // 729]
             for number in range(5000)
         )
-        with mock.patch.object(bpe, "CACHE_LIMIT", 100), mock.patch.object(bpe, "BLOCK_SIZE", 500):
+        with mock.patch.object(engine, "CACHE_LIMIT", 100), mock.patch.object(blocks, "BLOCK_SIZE", 500):
             tokenizer.encode(words)
             self.assertLessEqual(len(tokenizer._cache), 100 + 500)
             self.assertEqual(tokenizer.decode(tokenizer.encode(words)), words)
@@ -570,7 +573,7 @@ class LargerCorporaTests(unittest.TestCase):
 
     def test_benchmark_quick_smoke(self):
         result = subprocess.run(
-            [sys.executable, "bench_bpe.py", "--quick"], cwd=ROOT, capture_output=True, text=True, timeout=120
+            [sys.executable, os.path.join("tools", "bench_bpe.py"), "--quick"], cwd=ROOT, capture_output=True, text=True, timeout=120
         )
         self.assertEqual(result.returncode, 0, result.stderr[-2000:])
         self.assertIn("| job | implementation |", result.stdout)
@@ -840,7 +843,7 @@ class PatternTests(unittest.TestCase):
     """The chunk patterns: explicit classes, the same in every engine and on every Python."""
 
     def test_no_class_shorthands_in_any_pattern(self):
-        for name in bpe.PATTERN_TEMPLATES:
+        for name in patterns.PATTERN_TEMPLATES:
             for syntax in ("python", "rust", "oniguruma"):
                 escapes = set(re.findall(r"\\(.)", bpe.pattern_source(name, syntax)))
                 # Code points, line breaks and the end of the text are the only escapes.
@@ -849,7 +852,7 @@ class PatternTests(unittest.TestCase):
     def test_every_character_lands_in_exactly_one_chunk(self):
         rng = random.Random(12)
         samples = [random_unicode(rng, 60) for _ in range(500)] + list(SCRIPTS.values()) + ["_ __ a_b"]
-        for name in bpe.PATTERN_TEMPLATES:
+        for name in patterns.PATTERN_TEMPLATES:
             for text in samples:
                 self.assertEqual("".join(chunks(text, name)), text)
 
@@ -859,14 +862,14 @@ class PatternTests(unittest.TestCase):
             ["I", "'ll", " say", ":", " don", "'t", " ", " stop", "__", " 123", "abc", "\n\n", " x"],
         )
 
-    @unittest.skipUnless(unicodedata.unidata_version == bpe_unicode.UNICODE_VERSION, "needs the pinned Unicode version")
+    @unittest.skipUnless(unicodedata.unidata_version == unicode_ranges.UNICODE_VERSION, "needs the pinned Unicode version")
     def test_classes_match_the_pinned_unicode_version(self):
         # Every character of the Basic Multilingual Plane; above it, every range's ends and their
         # neighbours, and every 31st code point (the regex checks those classes range by range, slowly).
         edges = set()
         for name in ("LETTER_RANGES", "UPPER_RANGES", "LOWER_RANGES", "OTHER_LETTER_RANGES", "MARK_RANGES",
                      "NUMBER_RANGES"):
-            for item in getattr(bpe_unicode, name).split():
+            for item in getattr(unicode_ranges, name).split():
                 for end in item.split("-"):
                     edges.update(range(int(end, 16) - 1, int(end, 16) + 2))
         above = sorted(code for code in edges | set(range(0x10000, 0x110000, 31)) if 0x10000 <= code <= 0x10FFFF)
@@ -888,13 +891,13 @@ class PatternTests(unittest.TestCase):
             members = set(filter(is_member, sample))
             with self.subTest(name):
                 for negated, expected in ((False, members), (True, everything - members)):
-                    pattern = bpe._char_class(getattr(bpe_unicode, name), "python", negated)
+                    pattern = patterns.char_class(getattr(unicode_ranges, name), "python", negated)
                     self.assertEqual(set(re.findall(pattern, sample)), expected)
 
-    @unittest.skipUnless(unicodedata.unidata_version == bpe_unicode.UNICODE_VERSION, "needs the pinned Unicode version")
+    @unittest.skipUnless(unicodedata.unidata_version == unicode_ranges.UNICODE_VERSION, "needs the pinned Unicode version")
     def test_generated_tables_are_current(self):
         result = subprocess.run(
-            [sys.executable, "make_unicode_ranges.py", "--check"], cwd=ROOT, capture_output=True, text=True
+            [sys.executable, os.path.join("tools", "make_unicode_ranges.py"), "--check"], cwd=ROOT, capture_output=True, text=True
         )
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
 
@@ -913,7 +916,7 @@ class PatternTests(unittest.TestCase):
                 self.assertEqual(cut(text), chunks(text, name), (name, text))
 
     def test_gpt2_chunks_as_with_gpt2s_own_spelling_of_the_contractions(self):
-        original = re.compile(bpe._fill_classes(
+        original = re.compile(patterns.fill_classes(
             "'s|'t|'re|'ve|'m|'ll|'d| ?{letter}+| ?{number}+| ?{other}+|{space}+(?!{not_space})|{space}+", "python"))
         rng = random.Random(17)
         pieces = ["'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'x", " ", "\n", "a", "1", "!", "\x1c"]

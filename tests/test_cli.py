@@ -25,7 +25,7 @@ try:
 except ImportError:  # Windows has no pseudo-terminals
     pty = None
 
-ROOT = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BPE_PATH = os.path.join(ROOT, "bpe.py")
 LAB = os.path.join(ROOT, "tokenizer.json")
 CORPUS = os.path.join(ROOT, "corpus.txt")
@@ -40,14 +40,14 @@ RED = {"1;97;41", "1;97;101"}
 
 # README's first merges, copied in as facts: ``train --verbose`` prints this table.
 README_FIRST_MERGES = """\
-| rank | pair | token | count |
+| merge | pair | token | count |
 | --- | --- | --- | --- |
-| 0 | `" "` + `"t"` | `" t"` | 2,400 |
-| 1 | `"h"` + `"e"` | `"he"` | 1,798 |
-| 2 | `" t"` + `"he"` | `" the"` | 1,600 |
-| 3 | `" "` + `"g"` | `" g"` | 1,186 |
-| 4 | `" "` + `"b"` | `" b"` | 1,101 |
-| 5 | `" "` + `"a"` | `" a"` | 1,072 |
+| 1 | `" "` + `"t"` | `" t"` | 2,400 |
+| 2 | `"h"` + `"e"` | `"he"` | 1,798 |
+| 3 | `" t"` + `"he"` | `" the"` | 1,600 |
+| 4 | `" "` + `"g"` | `" g"` | 1,186 |
+| 5 | `" "` + `"b"` | `" b"` | 1,101 |
+| 6 | `" "` + `"a"` | `" a"` | 1,072 |
 """
 
 
@@ -385,13 +385,13 @@ class ExplainTests(CommandLineTestCase):
         self.assertEqual(lines[:6], [
             ["chunk", "1", "of", "2:", "mia"],
             ["start", "m", "i", "a"],
-            ["rank", "29:", "i", "+", "a", "m", "ia"],
-            ["rank", "30:", "m", "+", "ia", "mia"],
+            ["merge", "30:", "i", "+", "a", "m", "ia"],  # merge 1 is the first, as the lessons count
+            ["merge", "31:", "m", "+", "ia", "mia"],
             ["tokens", "mia"],
             ["IDs", "58"],
         ])
         self.assertEqual(lines[6:9], [["chunk", "2", "of", "2:", "␣has"], ["start", "␣", "h", "a", "s"],
-                                      ["rank", "6:", "␣", "+", "h", "␣h", "a", "s"]])
+                                      ["merge", "7:", "␣", "+", "h", "␣h", "a", "s"]])
         self.assertEqual(lines[-2:], [["tokens:", "mia", "␣has"], ["IDs:", "58", "36"]])
         merges = load_json(LAB)["merges"]
         self.assertEqual([merges[29], merges[30], merges[6]], [["i", "a"], ["m", "ia"], [" ", "h"]])
@@ -415,26 +415,29 @@ class InspectTests(CommandLineTestCase):
         summary, *rows = [line.split() for line in result.stdout.decode().splitlines()]
         self.assertEqual(" ".join(summary), "28 base tokens (characters + <unk>), IDs 0-27; 68 merges; 0 special tokens")
         self.assertEqual(len(rows), 1 + 68)
-        self.assertEqual(rows[:3], [["ID", "token", "made", "from"], ["28", "␣t", "␣", "+", "t"], ["29", "he", "h", "+", "e"]])
-        self.assertEqual(rows[1 + 2], ["30", "␣the", "␣t", "+", "he"])
+        self.assertEqual(rows[:3], [["ID", "merge", "token", "made", "from"], ["28", "1", "␣t", "␣", "+", "t"],
+                                    ["29", "2", "he", "h", "+", "e"]])  # merge 1 is the first, as the lessons count
+        self.assertEqual(rows[1 + 2], ["30", "3", "␣the", "␣t", "+", "he"])
 
     def test_top_means_the_newest_merges_and_byte_level_starts_with_merges(self):
-        everything, top, zero = run_all(("inspect", "-t", BYTES), ("inspect", "-t", LAB, "--top", "5"),
-                                        ("inspect", "-t", LAB, "--top", "-1"))
+        everything, top, negative, zero = run_all(("inspect", "-t", BYTES), ("inspect", "-t", LAB, "--top", "5"),
+                                                  ("inspect", "-t", LAB, "--top", "-1"),
+                                                  ("inspect", "-t", LAB, "--top", "0"))
         summary, header, *rows = [line.split() for line in everything.stdout.decode().splitlines()]
         self.assertEqual(summary[:3], ["256", "base", "tokens"])
-        self.assertEqual(rows[0], ["256", "␣t", "␣", "+", "t"])
+        self.assertEqual(rows[0], ["256", "1", "␣t", "␣", "+", "t"])
         self.assertEqual(rows[-1], ["299", "<|end|>", "special"])
         top_rows = [line.split()[0] for line in top.stdout.decode().splitlines()[2:]]
         self.assertEqual(top_rows, ["91", "92", "93", "94", "95"])
-        self.assertFails(zero, "expected a whole number", status=2)
+        self.assertFails(negative, "expected a positive whole number", status=2)
+        self.assertFails(zero, "expected a positive whole number, not '0'", status=2)  # was a silent empty list
 
     def test_a_special_token_shows_as_its_text_even_when_it_spells_a_display_string(self):
         tokenizer = bpe.Tokenizer.train("the the the", 300, byte_level=True, special_tokens=["Ġthe"])
         path = os.path.join(FOLDER, "display.json")
         tokenizer.save(path)
         *_, merged, special = [line.split() for line in run("inspect", "-t", path).stdout.decode().splitlines()]
-        self.assertEqual((merged[1], special), ("␣the", [str(tokenizer.special_tokens["Ġthe"]), "Ġthe", "special"]))
+        self.assertEqual((merged[2], special), ("␣the", [str(tokenizer.special_tokens["Ġthe"]), "Ġthe", "special"]))
 
     def test_columns_are_not_padded_past_a_long_token(self):
         path = write(FOLDER, "long.json", json.dumps(
@@ -443,7 +446,7 @@ class InspectTests(CommandLineTestCase):
                                                                         ["aaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaa"],
                                                                         ["a", "b"]]}).encode())
         lines = run("inspect", "-t", path).stdout.decode().splitlines()
-        self.assertEqual(lines[-1], " 8  ab" + " " * 22 + "  a + b")
+        self.assertEqual(lines[-1], " 8      6  ab" + " " * 22 + "  a + b")
         self.assertLess(max(map(len, lines)), 32 + 2 * 24 + 10)
 
 
@@ -484,7 +487,7 @@ class PipesAndStreamsTests(CommandLineTestCase):
         process.stdout.close()
         stderr = process.stderr.read()
         process.wait(60)
-        self.assertEqual(lines[2], b"| 0 | `\" \"` + `\"t\"` | `\" t\"` | 2,400 |\n")
+        self.assertEqual(lines[2], b"| 1 | `\" \"` + `\"t\"` | `\" t\"` | 2,400 |\n")
         self.assertEqual((process.returncode, stderr), (141, b""))
         with open(out, "rb") as mine, open(LAB, "rb") as lab:
             self.assertEqual(mine.read(), lab.read())
@@ -524,7 +527,7 @@ class PipesAndStreamsTests(CommandLineTestCase):
         to_fifo, from_zero = run_all(("train", CORPUS, "--vocab-size", "96", "-o", fifo),
                                      ("encode", "-t", "/dev/zero", "hi"))
         self.assertFails(to_fifo, f"bpe: {fifo}: a pipe; only a regular file is written")
-        self.assertFails(from_zero, "bpe: /dev/zero: a character device, not a regular file")
+        self.assertFails(from_zero, "bpe: /dev/zero: a character device, which is not read")
 
     def test_huge_ids_name_the_argument(self):
         digits = "9" * 5000

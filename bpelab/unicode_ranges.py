@@ -1,8 +1,8 @@
-"""Unicode character classes for bpe.py's chunk patterns, generated; do not edit by hand.
+"""Unicode character classes for the chunk patterns, generated; do not edit by hand.
 
-Written by make_unicode_ranges.py from Unicode 14.0.0 (``python3
-make_unicode_ranges.py`` rewrites it, ``--check`` compares). Each class is a
-text of hexadecimal code points and ``first-last`` ranges; bpe.py spells them
+Written by tools/make_unicode_ranges.py from Unicode 14.0.0 (``python3
+tools/make_unicode_ranges.py`` rewrites it, ``--check`` compares). Each class is a
+text of hexadecimal code points and ``first-last`` ranges; ``bpelab.patterns`` spells them
 out in each regular-expression engine's own syntax, so Python, tiktoken and
 Hugging Face cut text into the same chunks whatever Unicode version they know.
 """

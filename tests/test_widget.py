@@ -1,4 +1,4 @@
-"""Tests for the training widget's page (bpe_widget.py), run in a real browser.
+"""Tests for the training widget's page (widget.py), run in a real browser.
 
 The page is written to a temporary file and opened from disk (``file://``) in
 the system's Chromium, driven by Playwright; one browser serves the whole
@@ -17,7 +17,7 @@ import tempfile
 import unittest
 
 import bpe
-import bpe_widget
+from bpelab import widget
 
 try:
     from playwright.sync_api import Error as BrowserError
@@ -56,7 +56,7 @@ def setUpModule():
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     _browser.update(folder=folder, playwright=playwright, browser=browser, page=page, errors=errors,
-                    url=write_page(folder.name, "widget.html", bpe_widget.page()))
+                    url=write_page(folder.name, "widget.html", widget.page()))
 
 
 def tearDownModule():
@@ -189,7 +189,7 @@ class TheTutorialsFigures(WidgetTest):
         self.assertEqual(self.screen()["k"], "0")
         self.assertTrue(self.button("Back").is_disabled(), "there is nothing to go back to")
         self.quick_clicks("next", 100)
-        history = bpe.Tokenizer.train(bpe_widget.DEFAULT_TEXT, 1000, pattern="gpt2", ties="first-seen").history
+        history = bpe.Tokenizer.train(widget.DEFAULT_TEXT, 1000, pattern="gpt2", ties="first-seen").history
         shown = self.screen()
         self.assertEqual(shown["k"], str(len(history)), "training stops where bpe.py's does")
         self.assertFalse(shown["next"])
@@ -251,12 +251,12 @@ class SameMergesAsBpePy(WidgetTest):
         texts = [self.random_text(random.Random(seed)) for seed in range(60)]
         # Ties between a letter below U+FFFF and one above it, and the tutorial's review.
         texts += ["\ufb01a \ufb01a \U0001d49ca \U0001d49ca", "\U0001d49ca \U0001d49ca \ufb01a \ufb01a",
-                  bpe_widget.DEFAULT_TEXT]
+                  widget.DEFAULT_TEXT]
         options = [{"bytes": level, "ties": ties} for level in (False, True) for ties in bpe.TIE_RULES]
-        widget = self.page.evaluate("""([texts, options]) =>
+        trained = self.page.evaluate("""([texts, options]) =>
             texts.map(text => options.map(option => window.bpeWidget.train(text, option)))""", [texts, options])
         compared = 0
-        for text, runs in zip(texts, widget):
+        for text, runs in zip(texts, trained):
             for option, merges in zip(options, runs):
                 with self.subTest(text=text, **option):
                     self.assertEqual(merges, expected_merges(text, option["bytes"], option["ties"]))
@@ -336,7 +336,7 @@ class LayoutAndLimits(WidgetTest):
                     print(f"\nscreenshot: {path}", end=" ")
 
     def test_long_text_is_refused(self):
-        limit = bpe_widget.MAX_CHARS
+        limit = widget.MAX_CHARS
         self.page.fill("#text", "ab " * (limit // 3 + 1))
         shown = self.screen()
         self.assertIn(f"at most {limit:,}", shown["status"])
@@ -351,7 +351,7 @@ class LayoutAndLimits(WidgetTest):
     def test_any_text_is_embedded_safely(self):
         text = "</script><script>window.hacked = 1</script> <!-- it's \"quoted\" & caf\u00e9 \U0001f600 \u2028 \\ end"
         test = "</SCRIPT> \ud800 '"
-        html = bpe_widget.page(text, test)
+        html = widget.page(text, test)
         self.assertTrue(html.isascii(), "the page reads the same in any encoding")
         self.assertEqual(html.lower().count("</script"), 1, "only the page's own script ends")
         self.page.goto(write_page(_browser["folder"].name, "unsafe.html", html))
@@ -366,7 +366,7 @@ class LayoutAndLimits(WidgetTest):
 class PageArguments(unittest.TestCase):
     def test_arguments_must_be_text(self):
         with self.assertRaises(TypeError):
-            bpe_widget.page(b"bytes")
+            widget.page(b"bytes")
 
 
 if __name__ == "__main__":

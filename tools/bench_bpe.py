@@ -100,6 +100,11 @@ from functools import partial
 from itertools import chain
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+"""This script's folder, tools/."""
+
+ROOT = os.path.dirname(HERE)
+"""The project's folder, which holds bpe.py and the package."""
+
 MB = 1_000_000
 """One megabyte: 10**6 bytes of UTF-8 text."""
 
@@ -109,8 +114,8 @@ MEMORY_COPIES = 10
 LETTER_SEED = 20240601
 """Seed for the random-letter chunks, so every run encodes the same letters."""
 
-LAB_MODULES = ("bpe.py", "bpe_unicode.py", "bpe_cli.py", "bpe_widget.py", "make_corpus.py")
-"""The project's modules that the workers may import or run, copied beside this script."""
+LAB_MODULES = ("bpe.py", "make_corpus.py", "bpelab")
+"""The project's modules and package that the workers may import or run, copied beside this script."""
 
 CODE, PROSE = "code", "prose"
 """The two corpora's keys."""
@@ -1041,9 +1046,13 @@ def snapshot_code(folder):
     working copy meanwhile.
     """
     os.makedirs(folder)
-    for name in (os.path.basename(__file__), *LAB_MODULES):
-        if os.path.exists(os.path.join(HERE, name)):
-            shutil.copy2(os.path.join(HERE, name), os.path.join(folder, name))
+    shutil.copy2(os.path.abspath(__file__), os.path.join(folder, os.path.basename(__file__)))
+    for name in LAB_MODULES:
+        source, copy = os.path.join(ROOT, name), os.path.join(folder, name)
+        if os.path.isdir(source):
+            shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, copy)
     return folder
 
 
@@ -1202,10 +1211,13 @@ def installed_version(distribution):
         return "not installed"
 
 
-def bpe_digest(folder=HERE):
-    """A short SHA-256 of the bpe.py in ``folder``, to tie the figures to the code that produced them."""
-    with open(os.path.join(folder, "bpe.py"), "rb") as stream:
-        return hashlib.sha256(stream.read()).hexdigest()[:12]
+def bpe_digest(folder=ROOT):
+    """A short SHA-256 of bpe.py and the package in ``folder``, to tie the figures to the code that produced them."""
+    digest = hashlib.sha256()
+    for path in [os.path.join(folder, "bpe.py")] + sorted(glob.glob(os.path.join(folder, "bpelab", "*.py"))):
+        with open(path, "rb") as stream:
+            digest.update(stream.read())
+    return digest.hexdigest()[:12]
 
 
 def header_lines(plan, digest):

@@ -21,12 +21,12 @@ import unittest
 from unittest import mock
 
 import bpe
-import bpe_unicode
 from bpe import Tokenizer, chunks
+from bpelab import blocks, patterns, tiktoken_files, unicode_ranges
 from make_corpus import corpus
 
-ROOT = os.path.dirname(os.path.abspath(__file__))
-PINNED = unicodedata.unidata_version == bpe_unicode.UNICODE_VERSION
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PINNED = unicodedata.unidata_version == unicode_ranges.UNICODE_VERSION
 
 OFFICIAL = {
     "cl100k": ("cl100k_base", "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
@@ -166,12 +166,14 @@ class SafeCutTests(unittest.TestCase):
                 size = (256 if byte_level else len(set(text)) + 1) + 150
                 whole = Tokenizer.train(text, size, byte_level=byte_level, pattern=pattern)
                 with self.subTest(pattern=pattern):
-                    blocks = Tokenizer.train_from_files([path], size, byte_level=byte_level, pattern=pattern,
-                                                        block_size=1)
-                    self.assertEqual(blocks.history, whole.history)
+                    in_blocks = Tokenizer.train_from_files([path], size, byte_level=byte_level, pattern=pattern,
+                                                           block_size=1)
+                    self.assertEqual(in_blocks.history, whole.history)
                     expected = [i for chunk in chunks(text, pattern) for i in whole.encode(chunk)]
-                    with mock.patch.object(bpe, "BLOCK_SIZE", 1):
+                    with mock.patch.object(blocks, "BLOCK_SIZE", 1), \
+                            mock.patch.object(blocks, "last_safe_cut", wraps=blocks.last_safe_cut) as cuts:
                         self.assertEqual(Tokenizer.from_json(whole.to_json()).encode(text), expected)
+                    self.assertGreater(cuts.call_count, len(text) // 2)  # the text was encoded in tiny blocks
 
 
 class PatternTests(unittest.TestCase):
@@ -186,11 +188,11 @@ class PatternTests(unittest.TestCase):
 
     @unittest.skipUnless(sys.version_info >= (3, 11), "possessive quantifiers need Python 3.11's re")
     def test_dropping_possessive_quantifiers_changes_no_match(self):
-        possessive = (bpe.PATTERN_TEMPLATES["cl100k"]
+        possessive = (patterns.PATTERN_TEMPLATES["cl100k"]
                       .replace("{prefix}?{letter}+", "{prefix}?+{letter}++").replace("{number}{{1,3}}", "{number}{{1,3}}+")
                       .replace(" ?{symbol}+[\r\n]*", " ?{symbol}++[\r\n]*+").replace("{white}+{end}", "{white}++{end}"))
-        self.assertEqual(possessive.count("+") - bpe.PATTERN_TEMPLATES["cl100k"].count("+"), 6)
-        compiled = re.compile(bpe._fill_classes(possessive, "python"))
+        self.assertEqual(possessive.count("+") - patterns.PATTERN_TEMPLATES["cl100k"].count("+"), 6)
+        compiled = re.compile(patterns.fill_classes(possessive, "python"))
         for text in SENTENCES + random_strings(5000, seed=11):
             self.assertEqual(compiled.findall(text), chunks(text, "cl100k"), text)
 
@@ -364,9 +366,9 @@ class TiktokenFileTests(unittest.TestCase):
         for tokenizer in (self.trained, long_words):
             token_bytes = tokenizer._decoded[:len(tokenizer.ids)]
             line_numbers = range(1, len(token_bytes) + 1)
-            replayed = bpe._recover_pairs(token_bytes, "x", line_numbers, replay_from=0)
-            self.assertEqual(bpe._recover_pairs(token_bytes, "x", line_numbers), replayed)
-            self.assertEqual(bpe._recover_pairs(token_bytes, "x", line_numbers, replay_from=sys.maxsize), replayed)
+            replayed = tiktoken_files.recover_pairs(token_bytes, "x", line_numbers, replay_from=0)
+            self.assertEqual(tiktoken_files.recover_pairs(token_bytes, "x", line_numbers), replayed)
+            self.assertEqual(tiktoken_files.recover_pairs(token_bytes, "x", line_numbers, replay_from=sys.maxsize), replayed)
             path = self.write(list(tokenizer.to_tiktoken()["mergeable_ranks"].items()))
             self.assertEqual(Tokenizer.load_tiktoken(path, "gpt2").merges, tokenizer.merges)
 

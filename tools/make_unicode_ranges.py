@@ -1,4 +1,4 @@
-"""Write bpe_unicode.py: the character classes that bpe.py's chunk patterns are built from.
+"""Write bpelab/unicode_ranges.py: the character classes that the chunk patterns are built from.
 
 Regular-expression engines disagree on what ``\\s``, ``\\d``, ``\\w`` and
 ``\\p{L}`` mean, and each follows the Unicode tables of its own release: a
@@ -6,7 +6,7 @@ character that Unicode 15 made a letter is "other" for Python 3.11 (Unicode
 14) and a letter for a newer library. To split text the same way everywhere,
 bpe.py never uses those shorthands. It spells each class out as code-point
 ranges taken from one named Unicode version, which this script writes into
-``bpe_unicode.py``:
+``bpelab/unicode_ranges.py``:
 
 - letters: general categories Lu, Ll, Lt, Lm, Lo (what ``\\p{L}`` means), and
   the groups GPT-4o's pattern tells apart: Lu+Lt, Ll, Lm+Lo;
@@ -21,7 +21,8 @@ ranges taken from one named Unicode version, which this script writes into
   folds to ``s``).
 
 Run it with the Python whose ``unicodedata`` has the pinned version (Python
-3.11 has Unicode 14.0.0); ``--check`` exits 1 if ``bpe_unicode.py`` differs.
+3.11 has Unicode 14.0.0): ``python3 tools/make_unicode_ranges.py``; ``--check``
+exits 1 if the module differs.
 """
 
 import argparse
@@ -29,27 +30,30 @@ import os
 import sys
 import unicodedata
 
-from bpe import write_text_atomic
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+"""The project's folder, one above this script's, whatever the current folder."""
+sys.path.insert(0, ROOT)
+
+from bpelab.files import write_text_atomic  # noqa: E402 (the project's folder must be on the path first)
 
 UNICODE_VERSION = "14.0.0"
-MODULE_PATH = "bpe_unicode.py"
-MODULE_LOCATION = os.path.join(os.path.dirname(os.path.abspath(__file__)), MODULE_PATH)
-"""Where the generated module lives: beside this script, whatever the current folder."""
+MODULE_PATH = "bpelab/unicode_ranges.py"
+MODULE_LOCATION = os.path.join(ROOT, MODULE_PATH)
 RANGES_PER_LINE = 8
 CONTRACTION_LETTERS = "delmrstv"
 INFORMATION_SEPARATORS = {"\x1c", "\x1d", "\x1e", "\x1f"}
 
-MODULE_DOCSTRING = '''"""Unicode character classes for bpe.py's chunk patterns, generated; do not edit by hand.
+MODULE_DOCSTRING = '''"""Unicode character classes for the chunk patterns, generated; do not edit by hand.
 
-Written by make_unicode_ranges.py from Unicode {version} (``python3
-make_unicode_ranges.py`` rewrites it, ``--check`` compares). Each class is a
-text of hexadecimal code points and ``first-last`` ranges; bpe.py spells them
+Written by tools/make_unicode_ranges.py from Unicode {version} (``python3
+tools/make_unicode_ranges.py`` rewrites it, ``--check`` compares). Each class is a
+text of hexadecimal code points and ``first-last`` ranges; ``bpelab.patterns`` spells them
 out in each regular-expression engine's own syntax, so Python, tiktoken and
 Hugging Face cut text into the same chunks whatever Unicode version they know.
 """
 '''
 
-# Each class: its name in bpe_unicode.py, what it holds, and the general
+# Each class: its name in unicode_ranges.py, what it holds, and the general
 # categories it takes (or "whitespace": Python's str.isspace, or Unicode's
 # White_Space, which leaves out the four information separators).
 CLASSES = [
@@ -105,7 +109,7 @@ def case_variants():
 
 
 def generated_module():
-    """The whole text of bpe_unicode.py."""
+    """The whole text of unicode_ranges.py."""
     parts = [MODULE_DOCSTRING.format(version=UNICODE_VERSION), f'\nUNICODE_VERSION = "{UNICODE_VERSION}"\n']
     ranges = class_ranges()
     parts += [format_ranges(name, comment, ranges[name]) for name, comment, _ in CLASSES]
@@ -114,7 +118,7 @@ def generated_module():
 
 
 def main(argv=None):
-    """Rewrite or check bpe_unicode.py; return the exit status."""
+    """Rewrite or check unicode_ranges.py; return the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help=f"exit 1 if {MODULE_PATH} differs")
     args = parser.parse_args(argv)
@@ -134,7 +138,7 @@ def main(argv=None):
             current = None
             print(f"{MODULE_PATH}: cannot read it ({error.strerror})", file=sys.stderr)
         if current != fresh:
-            print(f"{MODULE_PATH}: the generated character classes differ; run make_unicode_ranges.py",
+            print(f"{MODULE_PATH}: the generated character classes differ; run tools/make_unicode_ranges.py",
                   file=sys.stderr)
             return 1
         print(f"{MODULE_PATH}: character classes match Unicode {UNICODE_VERSION}")

@@ -5,24 +5,31 @@ are tested by their mechanism: each chunk listed once per pair, the special
 token finder built once, loaders that refuse before reading.
 """
 
+import contextlib
 import enum
 import importlib.util
+import json
 import os
 import random
 import signal
+import socket
 import stat
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
 from collections import Counter
 from unittest import mock
 
 import bpe
 from bpe import Tokenizer
+from bpelab import engine, files
+from bpelab import specials as special_tokens_module
 from make_corpus import corpus
 
-ROOT = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAB = Tokenizer.load(os.path.join(ROOT, "tokenizer.json"))
 BYTES = Tokenizer.train(corpus(), 300, byte_level=True, special_tokens=["<|endoftext|>"])
 
@@ -114,7 +121,7 @@ class WritersTests(FolderTestCase):
         def fail(source, destination):
             raise OSError(failure.errno, failure.strerror, source, None, destination)
 
-        with mock.patch.object(bpe.os, "replace", side_effect=fail), self.assertRaises(OSError) as caught:
+        with mock.patch.object(files.os, "replace", side_effect=fail), self.assertRaises(OSError) as caught:
             LAB.save(path)
         self.assertEqual(caught.exception.filename, path)
         self.assertNotIn(".part", str(caught.exception))
@@ -125,7 +132,8 @@ class WritersTests(FolderTestCase):
         path = self.write("tok.json")
         script = (
             f"import os, signal, sys; sys.path.insert(0, {ROOT!r}); import bpe\n"
-            "bpe.os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGTERM)\n"
+            "from bpelab import files\n"
+            "files.os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGTERM)\n"
             f"bpe.Tokenizer.load({os.path.join(ROOT, 'tokenizer.json')!r}).save({path!r})\n"
         )
         result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
@@ -141,31 +149,90 @@ class WritersTests(FolderTestCase):
 
 
 class LoaderTests(FolderTestCase):
-    """Loaders read regular files of bounded size only, and say so in one line."""
+    """Loaders read regular files and pipes, bounded in size and in waiting, and say what else they refuse in one line."""
 
-    def test_endless_and_special_files_are_refused_without_reading(self):
-        fifo = self.path("fifo")
-        os.mkfifo(fifo)  # opening it for reading would wait for a writer forever
-        for path, kind in (("/dev/zero", "a character device"), (fifo, "a pipe"), (self.folder, "a folder")):
-            for load in (Tokenizer.load, Tokenizer.load_huggingface, lambda path: Tokenizer.load_tiktoken(path, "o200k")):
-                with self.subTest(path=path), self.assertRaisesRegex(ValueError, f"{path}: {kind}"):
+    LOADERS = {"load": Tokenizer.load, "load_huggingface": Tokenizer.load_huggingface,
+               "load_tiktoken": lambda path: Tokenizer.load_tiktoken(path, "o200k")}
+
+    def test_devices_and_sockets_are_refused_by_type_and_a_folder_as_open_refuses_it(self):
+        server = socket.socket(socket.AF_UNIX)
+        self.addCleanup(server.close)
+        server.bind(self.path("socket"))
+        for name, load in self.LOADERS.items():
+            for path, kind in (("/dev/zero", "a character device"), (self.path("socket"), "a socket")):
+                with self.subTest(loader=name, path=path), \
+                        self.assertRaisesRegex(ValueError, f"{path}: {kind}, which is not read"):
                     load(path)
+            with self.subTest(loader=name, path="a folder"), self.assertRaises(IsADirectoryError) as caught:
+                load(self.folder)
+            self.assertEqual(caught.exception.filename, self.folder)
 
-    def test_converting_a_pipe_is_refused_without_waiting(self):
+    def write_later(self, fifo, data, pieces=4, pause=0.05):
+        """Open ``fifo`` for writing in a thread and send ``data`` in a few pieces, with pauses between them."""
+
+        def write():  # the reader may stop early (past the limit), and then the pipe breaks
+            with contextlib.suppress(BrokenPipeError), open(fifo, "wb") as stream:
+                for start in range(0, len(data), -(-len(data) // pieces)):
+                    time.sleep(pause)
+                    stream.write(data[start:start + -(-len(data) // pieces)])
+                    stream.flush()
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        self.addCleanup(writer.join)
+
+    def test_a_pipe_is_read_as_its_data_comes(self):
+        with open(os.path.join(ROOT, "tokenizer.json"), "rb") as stream:
+            data = stream.read()
+        for name, load in list(self.LOADERS.items())[:2]:
+            fifo = self.path(f"fifo-{name}")
+            os.mkfifo(fifo)
+            if name == "load_huggingface":
+                data = (json.dumps(BYTES.to_huggingface()) + "\n").encode()
+            self.write_later(fifo, data)
+            loaded = load(fifo)
+            self.assertEqual(loaded.encode("mia has a red ball."), (LAB if name == "load" else BYTES).encode(
+                "mia has a red ball."))
+
+    def test_a_silent_pipe_is_given_up_after_a_few_seconds(self):
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)  # nobody ever writes to it: opening it to read would wait forever
+        with mock.patch.object(files, "PIPE_WAIT", 0.2), \
+                self.assertRaisesRegex(ValueError, f"{fifo}: a pipe that sent nothing for 0.2 seconds"):
+            Tokenizer.load(fifo)
+
+    def test_a_pipe_past_the_limit_is_refused(self):
         fifo = self.path("fifo")
         os.mkfifo(fifo)
-        converted = subprocess.run([sys.executable, os.path.join(ROOT, "bpe.py"), "convert", fifo, "-o",
-                                    self.path("out.json")], capture_output=True, text=True, timeout=60)
-        self.assertEqual((converted.returncode, converted.stderr), (1, f"bpe: {fifo}: a pipe, not a regular file; "
-                                                                       "a tokenizer is read from a regular file\n"))
+        self.write_later(fifo, b" " * 5000, pieces=2, pause=0)
+        with mock.patch.object(files, "MAX_FILE_BYTES", 1000), \
+                self.assertRaisesRegex(ValueError, f"{fifo}: larger than the 0 MiB"):
+            Tokenizer.load(fifo)
+
+    def test_the_command_line_reads_a_tokenizer_from_a_shell_pipe_and_from_dev_stdin(self):
+        tokenizer = os.path.join(ROOT, "tokenizer.json")
+        bpe_path = os.path.join(ROOT, "bpe.py")
+        shell = subprocess.run(["bash", "-c", f'"$0" "$1" encode -t <(cat "$2") "mia has a red ball."',
+                                sys.executable, bpe_path, tokenizer], capture_output=True, text=True, timeout=60)
+        self.assertEqual((shell.returncode, shell.stdout, shell.stderr), (0, "58 36 33 89 85 4\n", ""))
+        with open(tokenizer, "rb") as stream:
+            piped = subprocess.run([sys.executable, bpe_path, "encode", "-t", "/dev/stdin", "mia has a red ball."],
+                                   stdin=stream, capture_output=True, text=True, timeout=60)
+        self.assertEqual((piped.returncode, piped.stdout, piped.stderr), (0, "58 36 33 89 85 4\n", ""))
+        exported = self.path("hf.json")
+        BYTES.save_huggingface(exported)
+        converted = subprocess.run(["bash", "-c", f'"$0" "$1" convert <(cat "$2") -o "$3"', sys.executable, bpe_path,
+                                    exported, self.path("copy.json")], capture_output=True, text=True, timeout=60)
+        self.assertEqual(converted.returncode, 0, converted.stderr)  # read once, though the loader reads it again
+        self.assertEqual(Tokenizer.load(self.path("copy.json")).to_json(), BYTES.to_json())
 
     def test_files_over_the_limit_are_refused(self):
         huge = self.path("huge.json")
         with open(huge, "wb") as stream:
-            stream.truncate(bpe.MAX_FILE_BYTES + 1)  # sparse: no disk is used
+            stream.truncate(files.MAX_FILE_BYTES + 1)  # sparse: no disk is used
         with self.assertRaisesRegex(ValueError, "huge.json: larger than the 256 MiB"):
             Tokenizer.load(huge)
-        with mock.patch.object(bpe, "MAX_FILE_BYTES", 1000):
+        with mock.patch.object(files, "MAX_FILE_BYTES", 1000):
             bomb = self.path("bomb.tiktoken.gz")
             import gzip
             with gzip.open(bomb, "wb") as stream:
@@ -179,21 +246,21 @@ class QuadraticTests(unittest.TestCase):
 
     def test_a_chunk_is_listed_once_per_pair_however_often_the_pair_occurs(self):
         coded = ["\0" * 10_000, "\0\1\0\1\0\1"]
-        pair_counts, pair_chunks, first_seen = bpe._index_pairs(coded, [1, 3])
+        pair_counts, pair_chunks, first_seen = engine.index_pairs(coded, [1, 3])
         self.assertEqual(pair_counts, {"\0\0": 9_999, "\0\1": 9, "\1\0": 6})
         self.assertEqual(pair_chunks, {"\0\0": [0], "\0\1": [1], "\1\0": [1]})
         self.assertEqual(first_seen, {"\0\0": (0, 0), "\0\1": (1, 0), "\1\0": (1, 1)})
 
     def test_a_merge_visits_each_chunk_once(self):
         visits = Counter()
-        real_merge = bpe._merge_everywhere
+        real_merge = engine.merge_everywhere
 
         def counting(pair, new, coded, weights, pair_counts, pair_chunks):
             visits.update(pair_chunks[pair])
             self.assertEqual(len(pair_chunks[pair]), len(set(pair_chunks[pair])))
             return real_merge(pair, new, coded, weights, pair_counts, pair_chunks)
 
-        with mock.patch.object(bpe, "_merge_everywhere", counting):
+        with mock.patch.object(engine, "merge_everywhere", counting):
             for ties in bpe.TIE_RULES:
                 learned = Tokenizer.train("ab" * 5000 + " abab", 40, ties=ties).merges
                 self.assertEqual(learned[:2], [("a", "b"), ("ab", "ab")])
@@ -202,7 +269,7 @@ class QuadraticTests(unittest.TestCase):
     def test_the_special_token_finder_is_built_once_per_tokenizer(self):
         specials = [f"<|reserved_{number}|>" for number in range(5000)]
         tokenizer = Tokenizer(None, [], byte_level=True, special_tokens=specials)
-        with mock.patch.object(bpe, "_special_finder", wraps=bpe._special_finder) as built:
+        with mock.patch.object(special_tokens_module, "special_finder", wraps=special_tokens_module.special_finder) as built:
             for _ in range(3):
                 self.assertEqual(tokenizer.encode("hello world"), list(b"hello world"))
                 tokenizer.encode("a<|reserved_4999|>b", allowed_special="all")
@@ -219,7 +286,7 @@ class QuadraticTests(unittest.TestCase):
         self.assertEqual(deep.encode("a" * 1000, allowed_special="all"), [256 + 127] * 7 + [256 + 103])  # 7 × 128 + 104
 
     def test_thousands_of_special_tokens_that_begin_each_other(self):
-        nested = ["<" + "a" * length for length in range(1, bpe.MAX_SPECIAL_LENGTH)]  # a trie as deep as allowed
+        nested = ["<" + "a" * length for length in range(1, special_tokens_module.MAX_SPECIAL_LENGTH)]  # a trie as deep as allowed
         branching = [f"<{'a' * (number % 50)}{number}>" for number in range(5000)]
         specials = nested + branching
         tokenizer = Tokenizer(None, [], byte_level=True, special_tokens=specials)
@@ -252,7 +319,7 @@ class SpecialTokenTests(unittest.TestCase):
         Tokenizer(None, [], byte_level=True, special_tokens=["<a>", "<b>"]).to_tiktoken()
 
     def test_special_tokens_leave_a_bounded_number_of_ids_unused(self):
-        highest = 256 + bpe.MAX_UNUSED_IDS
+        highest = 256 + special_tokens_module.MAX_UNUSED_IDS
         self.assertEqual(len(Tokenizer(None, [], byte_level=True, special_tokens={"<|x|>": highest})), highest + 1)
         for token_id in (highest + 1, 2**64, 10**30):
             with self.subTest(token_id=token_id), self.assertRaisesRegex(ValueError, "may leave at most 1,048,576"):

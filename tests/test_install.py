@@ -15,14 +15,18 @@ import re
 import tempfile
 import unittest
 
-ROOT = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def project_modules():
-    """The modules pyproject.toml installs, as file names."""
+def listed(key):
+    """A list of names in pyproject.toml's ``[tool.setuptools]`` (``py-modules`` or ``packages``)."""
     with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as stream:
-        listed = re.search(r"^py-modules = \[(.*)\]$", stream.read(), re.MULTILINE).group(1)
-    return [name.strip().strip('"') + ".py" for name in listed.split(",")]
+        names = re.search(rf"^{key} = \[(.*)\]$", stream.read(), re.MULTILINE).group(1)
+    return [name.strip().strip('"') for name in names.split(",")]
+
+
+INSTALLED_NAMES = ["bpe.py", "bpelab", "make_corpus.py"]
+"""What ``pip install .`` puts at the top level of site-packages: the two modules and the package, nothing else."""
 
 
 class InstallTests(unittest.TestCase):
@@ -38,8 +42,11 @@ class InstallTests(unittest.TestCase):
     def test_pip_install_then_use_from_another_folder(self):
         source = os.path.join(self.folder, "source")
         os.mkdir(source)
-        for name in ["pyproject.toml", "README.md", *project_modules()]:
+        for name in ["pyproject.toml", "README.md", *(module + ".py" for module in listed("py-modules"))]:
             shutil.copy(os.path.join(ROOT, name), source)
+        for package in listed("packages"):
+            shutil.copytree(os.path.join(ROOT, package), os.path.join(source, package),
+                            ignore=shutil.ignore_patterns("__pycache__"))
         venv = os.path.join(self.folder, "venv")
         if self.run_quietly(sys.executable, "-m", "venv", venv).returncode != 0:
             self.skipTest("the venv module cannot make an environment here")
@@ -63,6 +70,11 @@ class InstallTests(unittest.TestCase):
                   "len(corpus()))")
         used = self.run_quietly(python, "-c", script, cwd=elsewhere)
         self.assertEqual((used.returncode, used.stdout), (0, "[58, 36, 33, 89, 85, 4] 45223\n"), used.stderr)
+        files = self.run_quietly(python, "-c", "import importlib.metadata as m; "
+                                 "print(*sorted({f.parts[0] for f in m.files('bpe-lab')}), sep='\\n')", cwd=elsewhere)
+        top_level = [name for name in files.stdout.split() if name not in ("..", "__pycache__")
+                     and not name.endswith(".dist-info")]
+        self.assertEqual(top_level, INSTALLED_NAMES, files.stderr)
         helped = self.run_quietly(os.path.join(venv, "bin", "bpe"), "--help", cwd=elsewhere)
         self.assertEqual(helped.returncode, 0, helped.stderr)
         self.assertIn("usage: bpe", helped.stdout)

@@ -1,0 +1,166 @@
+"""Display: tokens as a person reads them, the same way in the API, ``show`` and ``explain``.
+
+At the byte level a token is bytes, and ``bpe.Tokenizer.tokens`` gives
+GPT-2's display strings, so Hebrew comes out as ``×©×ľ×ķ×Ŀ``. Here a token
+is shown as the text it stands for, and the bytes of a character cut between
+tokens, which are no text on their own, are written as ``\\xNN``: the one
+escape convention of the lab. ``token_texts`` gives those pieces as plain
+strings; ``visible`` also draws whitespace as marks and escapes anything
+invisible, for the command line's ``show``, ``explain`` and ``inspect``,
+and ``render_plain`` and ``render_colour`` draw a text with its token
+boundaries. Merges are numbered as the lessons number them: merge 1 is the
+first (the API's ``merge_rank`` counts from 0).
+"""
+
+from itertools import accumulate
+
+from bpelab.byte_level import display_to_bytes
+from bpelab.checks import UNK
+
+MARKS = {" ": "\N{OPEN BOX}", "\n": "\N{DOWNWARDS ARROW WITH CORNER LEFTWARDS}", "\t": "\N{RIGHTWARDS ARROW TO BAR}"}
+"""How whitespace inside a token is drawn: ␣ for a space, ↵ for a newline, ⇥ for a tab."""
+
+BOUNDARY = "\N{BOX DRAWINGS LIGHT VERTICAL}"
+"""What ``show`` puts between tokens in plain output: │ reads as a wall, not as
+text, and is almost never in prose (unlike | or ·); a real one in the text is
+escaped, like the marks, so the two can never be mistaken for each other."""
+
+ESCAPED = set(MARKS.values()) | {BOUNDARY, "\\"}
+"""Characters that ``visible`` writes as escapes because they would be mistaken
+for a mark, a boundary or an escape."""
+
+
+def escape(char):
+    """A character as a Python-style escape; a byte that is part of a cut character as ``\\xNN``.
+
+    >>> escape("\\t"), escape("\\udcc3")
+    ('\\\\t', '\\\\xc3')
+    """
+    if is_cut_byte(char):
+        return f"\\x{ord(char) - 0xDC00:02x}"
+    return char.encode("unicode_escape").decode("ascii")
+
+
+def is_cut_byte(char):
+    """Whether ``char`` stands for a lone byte, as ``bytes.decode(..., "surrogateescape")`` leaves one."""
+    return "\udc80" <= char <= "\udcff"
+
+
+def visible_char(char):
+    """One character as ``visible`` draws it."""
+    if char in MARKS:
+        return MARKS[char]
+    if char in ESCAPED or not char.isprintable():
+        return escape(char)
+    return char
+
+
+def visible(text):
+    """``text`` with whitespace drawn as marks and every invisible or ambiguous character escaped."""
+    return "".join(map(visible_char, text))
+
+
+def token_spans(tokenizer, text, ids):
+    """The stretch of ``text`` each of its token IDs ``ids`` covers, so unknown characters appear as themselves.
+
+    A token's length is the length of what it decodes to (an unknown
+    character decodes to one U+FFFD). At the byte level lengths count bytes,
+    and a byte of a character cut between tokens comes back as a lone
+    surrogate (see ``is_cut_byte``).
+    """
+    if tokenizer.byte_level:
+        spans = _split_at(text.encode("utf-8"), [len(tokenizer.token_bytes(i)) for i in ids])
+        return [span.decode("utf-8", "surrogateescape") for span in spans]
+    return _split_at(text, [len(tokenizer.decode([i])) for i in ids])
+
+
+def token_texts(tokenizer, text, ids):
+    """Each token of ``text`` (its IDs ``ids``) as the text it covers, a cut character's bytes as ``\\xNN``."""
+    return ["".join(escape(char) if is_cut_byte(char) else char for char in span)
+            for span in token_spans(tokenizer, text, ids)]
+
+
+def _split_at(sequence, lengths):
+    """Cut ``sequence`` into consecutive spans of the given lengths."""
+    ends = list(accumulate(lengths))
+    return [sequence[start:end] for start, end in zip([0] + ends, ends)]
+
+
+def token_text(tokenizer, token):
+    """A vocabulary entry drawn by ``visible``: at the byte level, the text of its bytes, not its GPT-2 form."""
+    if not tokenizer.byte_level or token in tokenizer.special_tokens and token not in tokenizer.ids:
+        return visible(token)
+    return visible(display_to_bytes(token).decode("utf-8", "surrogateescape"))
+
+
+def id_text(tokenizer, token_id):
+    """The token with this ID, drawn by ``visible``; a special token (IDs after every ordinary one) as its text."""
+    if token_id >= len(tokenizer.ids):
+        return visible(tokenizer.vocab[token_id])
+    return token_text(tokenizer, tokenizer.vocab[token_id])
+
+
+PALETTE = ("\x1b[30;43m", "\x1b[30;46m", "\x1b[30;42m", "\x1b[30;45m", "\x1b[30;47m")
+"""Background colours (black text) that ``show`` cycles through, so neighbours always differ."""
+
+
+UNKNOWN_STYLES = ("\x1b[1;97;41m", "\x1b[1;97;101m")
+"""Bold white on red and on bright red, alternating, for ``<unk>`` tokens; no palette colour is red."""
+
+
+RESET = "\x1b[0m"
+
+
+def render_plain(spans, unknown):
+    """Tokens between │ boundaries, whitespace as marks, ``<unk>`` for unknown characters.
+
+    A newline mark is followed by a real newline so that lines stay lines.
+    """
+    newline = MARKS["\n"]
+    return BOUNDARY.join(
+        UNK if is_unknown else visible(span).replace(newline, newline + "\n")
+        for span, is_unknown in zip(spans, unknown)
+    )
+
+
+def render_colour(spans, unknown):
+    """Tokens on background colours that differ between neighbours; unknown ones on red.
+
+    The colour shows where a space is, so spaces stay spaces; the colour is
+    reset before each real newline so that it never runs on to the line's end.
+    """
+    newline, space = MARKS["\n"], MARKS[" "]
+    painted = []
+    for index, (span, is_unknown) in enumerate(zip(spans, unknown)):
+        styles = UNKNOWN_STYLES if is_unknown else PALETTE
+        style = styles[index % len(styles)]
+        lines = visible(span).replace(space, " ").replace(newline, newline + "\n").split("\n")
+        painted.append("\n".join(style + line + RESET if line else "" for line in lines))
+    return "".join(painted)
+
+
+INSPECT_WIDTH = 24
+"""``inspect`` pads the token column to the longest token shown, but to no more than this."""
+
+
+def made_from(tokenizer, token_id):
+    """What a vocabulary entry is: ``(merge number, "left + right")`` for a merge (merge 1 is the first),
+    ``("", "special")`` for a special token, ``("", "")`` for a base token."""
+    first_merge = len(tokenizer.ids) - len(tokenizer.merges)
+    if token_id < first_merge:
+        return "", ""
+    if token_id < len(tokenizer.ids):
+        left, right = tokenizer.merges[token_id - first_merge]
+        return str(token_id - first_merge + 1), f"{token_text(tokenizer, left)} + {token_text(tokenizer, right)}"
+    return "", "special"
+
+
+def format_table(rows, numbers=1):
+    """Rows of strings as columns, the first ``numbers`` right-aligned; no column padded past ``INSPECT_WIDTH``."""
+    widths = [min(INSPECT_WIDTH, max(len(row[column]) for row in rows)) for column in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [cell.rjust(width) if column < numbers else cell.ljust(width)
+                 for column, (cell, width) in enumerate(zip(row, widths))]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines) + "\n"

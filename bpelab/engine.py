@@ -1,0 +1,384 @@
+"""The fast engine: a trainer and a chunk encoder that give exactly what bpe.py's definitions give.
+
+``train_merges`` equals ``bpe.reference_train`` and ``encode_chunk`` equals
+``bpe.reference_encode``; the tests hold each against its definition on
+many random inputs. The definitions recount everything after every merge,
+which is clear and slow; these do the same work incrementally, fast enough
+for real corpora (a hundred megabytes of text, chunks a million characters
+long).
+
+Performance notes, in one place:
+
+- Training gives each token a one-character code, so that a chunk is a
+  short string and merging a pair everywhere in it is ``str.replace``:
+  Python's replace works left to right without overlaps, exactly the merge
+  rule, and runs in C. Codes follow creation order: the base tokens first,
+  then one new code per merge.
+- Instead of recounting every pair after each merge, training keeps the
+  count of every pair and the chunks it occurs in; a merge then touches only
+  those chunks, and only the pairs next to each merged occurrence. A worked
+  example: merging ``a b`` into ``N`` in the chunk ``x a b y`` (weight 3)
+  takes 3 from ``x a`` and from ``b y`` and gives 3 to ``x N`` and ``N y``;
+  every other pair keeps its count. Two facts keep the bookkeeping small: a
+  pair's occurrences only ever disappear once it exists (new adjacencies
+  always involve the new token), so its count only falls; and all of a new
+  pair's occurrences appear during one merge, the one that makes its newer
+  token, so each pair's list of chunks is filled once, in chunk order.
+- Encoding a chunk takes time that grows like n log n in its length, which
+  matters for chunks of a million characters (a long run without spaces);
+  short chunks, the usual case, take a plain loop that is quicker for them.
+- Text repeats its words, so a tokenizer encodes each distinct chunk once
+  and keeps its IDs (``ChunkCache``), bounded by ``CACHE_LIMIT``.
+"""
+
+import heapq
+import sys
+from itertools import repeat
+from typing import Callable, Mapping, Optional, Sequence, Union
+
+from bpelab.checks import check_choice
+
+Token = Union[str, bytes]
+"""A token: a string of characters, or (inside training at the byte level) a string of bytes."""
+
+Pair = tuple
+"""Two adjacent tokens, (left, right)."""
+
+TIE_RULES = ("smallest", "first-seen")
+"""How ``bpe.best_pair`` chooses among equally frequent pairs (see there), and so how training breaks ties."""
+
+
+def report_progress(progress, done, target, finished=False):
+    """Call ``progress(done, target)`` at every hundredth of the target, and once at the end.
+
+    About a hundred calls per run, however many merges: enough for a
+    progress bar, too few to slow training down.
+    """
+    if progress is None:
+        return
+    on_step = done % max(1, target // 100) == 0
+    if finished and on_step and done > 0:
+        return  # this count was already reported
+    if on_step or finished:
+        progress(done, target)
+
+
+def train_merges(chunk_counts: Mapping[Sequence[Token], int], max_merges: int, *, ties: str = "smallest",
+                 progress: Optional[Callable[[int, int], None]] = None,
+                 on_merge: Optional[Callable[[int, Pair, int], None]] = None) -> list[tuple[Pair, int]]:
+    """Learn exactly what ``bpe.reference_train`` learns, updating counts incrementally.
+
+    The most frequent pair comes from a heap ordered by (-count, tie key):
+    the pair itself for ``ties="smallest"``, where it first occurs (chunk
+    number, then offset) for ``"first-seen"``. A pair's key only grows (its
+    count falls, its first occurrence moves later), so an entry whose key
+    has grown is pushed back with its current key when it surfaces (lazy
+    invalidation). ``on_merge(rank, pair, count)``, if given, hears of each
+    merge as soon as it is learned, so a long run can be watched.
+    """
+    check_choice(ties, TIE_RULES, "ties")
+    tokens, coded, weights = _code_chunks(chunk_counts)
+    pair_counts, pair_chunks, first_seen = index_pairs(coded, weights)
+    order = _SmallestPair(tokens) if ties == "smallest" else _FirstOccurrence(tokens, coded, pair_chunks)
+    heap = [(-count, order.key_at(pair, first_seen[pair]), pair) for pair, count in pair_counts.items()]
+    heapq.heapify(heap)
+    learned = []
+    while len(learned) < max_merges and heap:
+        negative_count, key, pair = heapq.heappop(heap)
+        count = pair_counts[pair]
+        if count != -negative_count:  # occurrences were used up: back in, with the count it has now
+            if count:
+                heapq.heappush(heap, (-count, key, pair))
+            continue
+        current = order.key_now(pair, key)
+        if current != key:  # its first occurrence was used up
+            heapq.heappush(heap, (negative_count, current, pair))
+            continue
+        if count < 2:
+            break
+        if len(tokens) > sys.maxunicode:
+            raise ValueError(f"cannot learn more than {len(learned)} merges: every token needs its own code point")
+        token_pair = (tokens[ord(pair[0])], tokens[ord(pair[1])])
+        learned.append((token_pair, count))
+        if on_merge is not None:
+            on_merge(len(learned) - 1, token_pair, count)
+        new = chr(len(tokens))
+        tokens.append(token_pair[0] + token_pair[1])
+        created, first = merge_everywhere(pair, new, coded, weights, pair_counts, pair_chunks)
+        del pair_counts[pair]
+        pair_counts.update(created)
+        for gained, gained_count in created.items():
+            heapq.heappush(heap, (-gained_count, order.key_at(gained, first[gained]), gained))
+        report_progress(progress, len(learned), max_merges)
+    report_progress(progress, len(learned), max_merges, finished=True)
+    return learned
+
+
+class _SmallestPair:
+    """The ``"smallest"`` tie key of a pair of codes: the pair of tokens it stands for, which never changes."""
+
+    def __init__(self, tokens):
+        self.tokens = tokens
+
+    def key_at(self, pair, where):
+        return self.tokens[ord(pair[0])], self.tokens[ord(pair[1])]
+
+    def key_now(self, pair, key):
+        return key
+
+
+class _FirstOccurrence:
+    """The ``"first-seen"`` tie key of a pair of codes: (chunk number, offset of its first occurrence).
+
+    Offsets count base tokens (characters or bytes), which merging never
+    moves, so a key can only grow as occurrences disappear. Adding up token
+    lengths to find an offset takes time, so a pair enters the heap with a
+    cheap lower bound, its position among the chunk's tokens (no token is
+    shorter than one base token), and its exact key is worked out only when
+    it reaches the top. A pair's chunks are listed in chunk order; ``start``
+    remembers how many no longer hold it, so each list is walked once.
+    """
+
+    def __init__(self, tokens, coded, pair_chunks):
+        self.tokens, self.coded, self.pair_chunks = tokens, coded, pair_chunks
+        self.start = {}
+
+    def key_at(self, pair, where):
+        """A lower bound of the key of an occurrence at ``where``: (chunk number, position in the coded chunk)."""
+        return where
+
+    def key_now(self, pair, key):
+        """The exact key of ``pair`` where it first occurs now."""
+        listed = self.pair_chunks[pair]
+        at = self.start.get(pair, 0)
+        while pair not in self.coded[listed[at]]:
+            at += 1
+        self.start[pair] = at
+        chunk = self.coded[listed[at]]
+        before = chunk[:chunk.find(pair)]
+        return listed[at], sum(len(self.tokens[ord(code)]) for code in before)
+
+
+def _code_chunks(chunk_counts):
+    """Code the chunks as strings, one character per base token.
+
+    Returns ``(tokens, coded, weights)``: ``tokens`` lists the base tokens by
+    code, ``coded[i]`` is a coded chunk and ``weights[i]`` how often it occurs,
+    in the order of ``chunk_counts``. Chunks of one token are left out: they
+    hold no pair.
+    """
+    tokens = sorted({token for chunk in chunk_counts for token in chunk})
+    code_of = {token: chr(code) for code, token in enumerate(tokens)}
+    coded, weights = [], []
+    for chunk, count in chunk_counts.items():
+        if len(chunk) > 1:
+            coded.append("".join([code_of[token] for token in chunk]))
+            weights.append(count)
+    return tokens, coded, weights
+
+
+def index_pairs(coded, weights):
+    """Count every adjacent pair of codes, list the chunks it occurs in, and note its first occurrence.
+
+    A chunk is listed once per pair however often the pair occurs in it, so
+    that merging visits it once; the first occurrence is ``(chunk number,
+    offset)``, which is what ``ties="first-seen"`` compares.
+    """
+    pair_counts, pair_chunks, first_seen = {}, {}, {}
+    for index, chunk in enumerate(coded):
+        weight = weights[index]
+        for start in range(len(chunk) - 1):
+            pair = chunk[start:start + 2]
+            listed = pair_chunks.get(pair)
+            if listed is None:
+                pair_counts[pair] = weight
+                pair_chunks[pair] = [index]
+                first_seen[pair] = (index, start)
+            else:
+                pair_counts[pair] += weight
+                if listed[-1] != index:
+                    listed.append(index)
+    return pair_counts, pair_chunks, first_seen
+
+
+def merge_everywhere(pair, new, coded, weights, pair_counts, pair_chunks):
+    """Merge ``pair`` into the code ``new`` in every chunk holding it; update counts locally.
+
+    Only the neighbours of each merged occurrence change: with ``x a b y``
+    becoming ``x N y``, the pairs ``x a`` and ``b y`` lose the chunk's weight
+    and ``x N`` and ``N y`` gain it. When two occurrences touch (``a b a b``
+    becoming ``N N``), the pair between them was ``b a`` and becomes ``N N``.
+    Returns the counts of the pairs that contain ``new`` (all of them new),
+    and where each first occurs: (chunk number, position in the coded chunk).
+    """
+    a, b = pair
+    between = b + a
+    created, first = {}, {}
+
+    def gain(gained, index, position):
+        if gained in created:
+            created[gained] += weight
+            listed = pair_chunks[gained]
+            if listed[-1] != index:
+                listed.append(index)
+        else:  # chunks are visited in order, and each from left to right
+            created[gained] = weight
+            pair_chunks[gained] = [index]
+            first[gained] = (index, position)
+
+    for index in pair_chunks.pop(pair):
+        chunk = coded[index]
+        if pair not in chunk:
+            continue  # earlier merges used this pair up here
+        weight = weights[index]
+        chunk = chunk.replace(pair, new)
+        coded[index] = chunk
+        last = len(chunk) - 1
+        position = chunk.find(new)
+        while position >= 0:
+            if position > 0:
+                before = chunk[position - 1]
+                pair_counts[between if before == new else before + a] -= weight
+                gain(before + new, index, position - 1)
+            if position < last:
+                after = chunk[position + 1]
+                if after != new:
+                    pair_counts[b + after] -= weight
+                    gain(new + after, index, position)
+            position = chunk.find(new, position + 1)
+    return created, first
+
+
+def encode_chunk(ids: Sequence[int], merged_id: Mapping[tuple[int, int], int]) -> list[int]:
+    """Replay merges on one chunk's IDs, giving what ``bpe.reference_encode`` gives.
+
+    ``merged_id`` maps a pair of IDs to the ID of its merge. Merged IDs grow
+    with merge rank, so the smallest merged ID present is the earliest merge.
+    Most chunks are a few tokens long, and for them the plain loop of
+    ``_merge_few`` is quickest; a long chunk goes through ``_merge_queued``,
+    whose time grows like n log n.
+    """
+    if len(ids) <= FEW:
+        return _merge_few(ids, merged_id)
+    return _merge_queued(ids, merged_id)
+
+
+FEW = 32
+"""Up to how many starting IDs a chunk is merged by the plain loop."""
+
+
+NO_MERGE = sys.maxsize
+"""Stands for "this pair is not a merge" among merged IDs, so that ``min`` finds the earliest merge."""
+
+
+def _merge_few(ids, merged_id):
+    """``encode_chunk`` for a short chunk: merge the leftmost of the earliest merges, look again.
+
+    Taking one occurrence at a time equals the reference's "all occurrences
+    of the pair, left to right": a merge only creates pairs that rank later
+    than itself, so the next earliest merge is the same pair further right,
+    until none is left. ``merged[i]`` is what the pair at ``i`` merges into.
+    """
+    get = merged_id.get
+    ids = list(ids)
+    merged = list(map(get, zip(ids, ids[1:]), repeat(NO_MERGE)))
+    while merged:
+        new = min(merged)
+        if new == NO_MERGE:
+            break
+        at = merged.index(new)
+        ids[at] = new
+        del ids[at + 1], merged[at]
+        if at > 0:
+            merged[at - 1] = get((ids[at - 1], new), NO_MERGE)
+        if at < len(merged):
+            merged[at] = get((new, ids[at + 1]), NO_MERGE)
+    return ids
+
+
+def _merge_queued(ids, merged_id):
+    """``encode_chunk`` for a long chunk, in time that grows like n log n in its length.
+
+    Every adjacent pair that is a merge is queued under its merged ID, as the
+    position of its left token, and the queues are taken in ID order: lowest
+    rank first, its occurrences from left to right, as in the reference.
+
+    Two facts make this work. Merging can only create pairs that rank later
+    than the merge itself (a merge always comes after the merges that made
+    its parts), so new pairs join queues not yet taken. And a pair can only
+    appear when its newer token does, during that token's one left-to-right
+    pass, so every queue fills in position order and never needs sorting.
+
+    The chunk is a doubly linked list (``before``/``after`` positions), so a
+    merge costs O(1) instead of a rescan; only the choice of the next rank
+    uses a heap.
+    """
+    ids = list(ids)
+    end = len(ids)
+    after = list(range(1, end + 1))
+    before = list(range(-1, end - 1))
+    queues = {}
+    for position, pair in enumerate(zip(ids, ids[1:])):
+        merged = merged_id.get(pair)
+        if merged is not None:
+            queues.setdefault(merged, []).append(position)
+    waiting = list(queues)
+    heapq.heapify(waiting)
+    while waiting:
+        merged = heapq.heappop(waiting)
+        for left in queues.pop(merged):
+            right = after[left]
+            if right >= end or ids[left] < 0 or merged_id.get((ids[left], ids[right])) != merged:
+                continue  # this occurrence was used up by an earlier merge
+            ids[left] = merged
+            ids[right] = -1
+            after[left] = after[right]
+            if after[left] < end:
+                before[after[left]] = left
+            for start in (before[left], left):
+                if start < 0 or after[start] >= end:
+                    continue
+                later = merged_id.get((ids[start], ids[after[start]]))
+                if later is not None:
+                    queue = queues.setdefault(later, [])
+                    if not queue:
+                        heapq.heappush(waiting, later)
+                    queue.append(start)
+    return [token_id for token_id in ids if token_id >= 0]
+
+
+CACHE_LIMIT = 1 << 17
+"""How many encoded chunks a tokenizer keeps in its newer cache generation
+(about 20 MB); with the older generation, at most twice that plus one
+block's chunks are held, about 50 MB in all."""
+
+
+class ChunkCache(dict):
+    """Chunk text -> its IDs (a tuple). A chunk not seen yet is encoded when first looked up.
+
+    ``dict.__getitem__`` runs in C, so ``map(cache.__getitem__, chunks)``
+    is a fused loop: hits cost a look-up, misses go through ``__missing__``.
+    When the cache is full it becomes the older generation of a new one;
+    a chunk found there moves up, so chunks in steady use are never lost.
+    """
+
+    __slots__ = ("encode", "older")
+
+    def __init__(self, encode, older=None):
+        super().__init__()
+        self.encode = encode
+        self.older = {} if older is None else older
+
+    def __missing__(self, chunk):
+        ids = self.older.get(chunk)
+        if ids is None:
+            ids = self.encode(chunk)
+        self[chunk] = ids
+        return ids
+
+    def renewed(self):
+        """This cache if it has room, else a new one whose older generation is this one."""
+        if len(self) <= CACHE_LIMIT:
+            return self
+        self.older = {}
+        return ChunkCache(self.encode, self)

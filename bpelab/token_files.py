@@ -1,0 +1,231 @@
+"""Token files and worker processes: a corpus encoded once, ahead of time, for training a model.
+
+A model is trained on text encoded into a flat file of IDs that training
+reads with ``numpy.memmap`` (as nanoGPT's data preparation does).
+``encode_files`` writes one; each file's IDs are exactly ``bpe.Tokenizer.encode``
+of its whole text. Files are read in blocks cut at safe places (see
+``blocks``), so memory holds a few blocks whatever the corpus; with several
+workers, the blocks go to processes in order and come back in order, at most
+two per worker in flight. ``encode_batch`` shares a list of texts among
+workers the same way.
+
+The token file holds the IDs as unsigned little-endian integers (``uint16``
+when every ID fits, else ``uint32``), each file's after the last, with the
+special token ``separator`` (if given) after each file. Beside it,
+``out_path + ".json"`` describes it: dtype, byteorder, tokens, the sha256 of
+the tokenizer's file, each file's tokens, the separator. Both are written
+atomically. Read it back with ``array.array("H")`` and ``frombytes`` (and
+``byteswap`` on a big-endian machine), or ``numpy.memmap(path,
+dtype="<u2")`` (``"I"`` and ``"<u4"`` for ``uint32``).
+"""
+
+import array
+import functools
+import hashlib
+import json
+import os
+import signal
+import sys
+import threading
+import time
+
+from bpelab.blocks import safe_blocks, stream_blocks
+from bpelab.checks import check_callback, check_inputs, check_list, check_positive_int, check_text, check_workers
+from bpelab.files import atomic_writer, check_output_path
+from bpelab.formats import file_text
+from bpelab.messages import listed, named, shown
+from bpelab.specials import SpecialTokenInText
+
+
+TOKEN_FILE_TYPES = {"uint16": "H", "uint32": "I"}
+"""The ``array`` type codes of the two ID widths a token file uses (2 and 4 bytes on every platform Python runs on)."""
+
+
+def token_file_dtype(n_vocab):
+    """``"uint16"`` when every ID of a vocabulary of ``n_vocab`` fits in 16 bits, else ``"uint32"``."""
+    return "uint16" if n_vocab <= 1 << 16 else "uint32"
+
+
+def _file_blocks(paths, pattern, block_size, progress):
+    """``(file number, block)`` for every block of every file, cut at safe places; ``progress`` hears of each."""
+    sizes = [os.stat(path).st_size for path in paths]
+    total, done = sum(sizes), 0
+    for number, path in enumerate(paths):
+        with open(path, "rb") as stream:
+            for block in safe_blocks(stream_blocks(stream, path, block_size), pattern):
+                yield number, block
+                if progress is not None:
+                    progress(done + stream.tell(), total)
+        done += sizes[number]
+
+
+def _block_results(tokenizer, paths, blocks, workers, specials, typecode):
+    """For each block, in order: its file number, and its IDs as a token file holds them (``typecode``),
+    or how many there are (``typecode`` None). Several processes share the work if asked.
+
+    A special token refused in a block is reported with the file it is in.
+    """
+
+    def blamed_on_its_file(number, result):
+        try:
+            return result()
+        except SpecialTokenInText as error:
+            raise SpecialTokenInText(error.token, paths[number]) from None
+
+    if workers == 1:
+        for number, block in blocks:
+            yield number, blamed_on_its_file(number, lambda: _encode_block(tokenizer, block, specials, typecode))
+        return
+    pending = []
+    with worker_pool(tokenizer, workers) as pool:
+        for number, block in blocks:
+            pending.append((number, pool.submit(_encode_block_in_worker, block, specials, typecode)))
+            if len(pending) >= 2 * workers:
+                number, future = pending.pop(0)
+                yield number, blamed_on_its_file(number, future.result)
+        for number, future in pending:
+            yield number, blamed_on_its_file(number, future.result)
+
+
+def _encode_block(tokenizer, text, specials, typecode):
+    """A block's IDs as unsigned little-endian integers of the type ``typecode``, or their number for None."""
+    ids = tokenizer.encode(text, **specials)
+    if typecode is None:
+        return len(ids)
+    ids = array.array(typecode, ids)
+    if sys.byteorder == "big":
+        ids.byteswap()
+    return ids.tobytes()
+
+
+def _encode_block_in_worker(text, specials, typecode):
+    """``_encode_block`` in a worker process, with the tokenizer the worker was started with."""
+    return _encode_block(_WORKER["tokenizer"], text, specials, typecode)
+
+
+def _encode_in_worker(text, specials):
+    """``encode`` in a worker process, with the tokenizer it was started with (for ``encode_batch``)."""
+    return _WORKER["tokenizer"].encode(text, **specials)
+
+
+_WORKER = {}
+"""In a worker process: the tokenizer it was given when it started."""
+
+
+def start_worker(tokenizer, parent):
+    """Set up a worker process: keep its tokenizer, and end it if its parent ends first."""
+    _WORKER["tokenizer"] = tokenizer
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler, which tidies up the parent's own file
+    threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
+
+
+def _end_with(parent):
+    """Watch the parent process; when it is gone (killed before it could stop its workers), end this worker.
+
+    Without this, a worker of a killed parent would wait for work forever.
+    """
+    while os.getppid() == parent:
+        time.sleep(1)
+    os._exit(1)
+
+
+def worker_pool(tokenizer, workers):
+    """A pool of ``workers`` processes, each holding a copy of ``tokenizer`` from its start."""
+    import concurrent.futures
+
+    return concurrent.futures.ProcessPoolExecutor(workers, initializer=start_worker,
+                                                  initargs=(tokenizer, os.getpid()))
+
+
+def _token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special, block_size):
+    """Check every option of a token-file job before reading anything; return the paths and the specials."""
+    paths = check_inputs(paths)
+    check_workers(workers)
+    check_positive_int(block_size, "block_size")
+    specials = special_choice(tokenizer, allowed_special, disallowed_special)
+    if separator is not None and separator not in tokenizer.special_tokens:
+        known = tokenizer.special_tokens
+        raise ValueError(f"separator {shown(separator)} is not a special token of this tokenizer (it has "
+                         + (f"{len(known):,}: {listed(known)})" if known else "none)"))
+    return paths, specials
+
+
+def encode_files(tokenizer, paths, out_path, workers, separator, allowed_special, disallowed_special, block_size,
+                 progress):
+    """``Tokenizer.encode_files``: the token file and its description, both written atomically."""
+    paths, specials = _token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special,
+                                          block_size)
+    check_callback(progress, "progress")
+    description_path = os.fspath(out_path) + ".json"
+    for output in (out_path, description_path):
+        target = check_output_path(output, "out_path")
+        for path in paths:
+            if os.path.exists(target) and os.path.samefile(path, target):
+                raise ValueError(f"{named(output)}: is also one of the files to encode; "
+                                 "write the tokens somewhere else")
+    dtype = token_file_dtype(len(tokenizer))
+    typecode = TOKEN_FILE_TYPES[dtype]
+    width = array.array(typecode).itemsize
+    ending = b"" if separator is None else _encode_block(tokenizer, separator, {"allowed_special": "all"}, typecode)
+    counts = [0] * len(paths)
+    with atomic_writer(description_path, "out_path") as description, \
+            atomic_writer(out_path, "out_path") as stream:
+        blocks = _file_blocks(paths, tokenizer.pattern, block_size, progress)
+        ended = 0  # files whose blocks are all written, and the separator after them
+        for number, data in _block_results(tokenizer, paths, blocks, workers, specials, typecode):
+            while ended < number:
+                stream.write(ending)
+                ended += 1
+            stream.write(data)
+            counts[number] += len(data) // width
+        while ended < len(paths):
+            stream.write(ending)
+            ended += 1
+        summary = {
+            "dtype": dtype,
+            "byteorder": "little",
+            "tokens": sum(counts) + len(paths) * len(ending) // width,
+            "tokenizer_sha256": hashlib.sha256(file_text(tokenizer).encode("utf-8")).hexdigest(),
+            "files": [{"path": path, "tokens": count} for path, count in zip(paths, counts)],
+            "separator": separator,
+        }
+        description.write((json.dumps(summary, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
+    return summary
+
+
+def count_files(tokenizer, paths, workers, allowed_special, disallowed_special, block_size, progress):
+    """``Tokenizer.count_files``: the tokens of each file, encoded as ``encode_files`` would, then counted."""
+    paths, specials = _token_file_options(tokenizer, paths, workers, None, allowed_special, disallowed_special,
+                                          block_size)
+    check_callback(progress, "progress")
+    counts = [0] * len(paths)
+    blocks = _file_blocks(paths, tokenizer.pattern, block_size, progress)
+    for number, count in _block_results(tokenizer, paths, blocks, workers, specials, None):
+        counts[number] += count
+    return counts
+
+
+def special_choice(tokenizer, allowed_special, disallowed_special):
+    """The special-token arguments, checked now (before long work), as keyword arguments for ``encode``.
+
+    Encoding no text at all checks them exactly as encoding each block will.
+    """
+    tokenizer.encode("", allowed_special=allowed_special, disallowed_special=disallowed_special)
+    return {"allowed_special": allowed_special, "disallowed_special": disallowed_special}
+
+
+def encode_batch(tokenizer, texts, workers, allowed_special, disallowed_special):
+    """``Tokenizer.encode_batch``: each text's IDs, in order; with ``workers`` above 1, that many processes share them.
+
+    Each worker is given the tokenizer once, when it starts, with what it has cached.
+    """
+    check_list(texts, "texts", "strings")
+    for text in texts:
+        check_text(text, "each of texts")
+    check_workers(workers)
+    specials = special_choice(tokenizer, allowed_special, disallowed_special)
+    if workers == 1 or len(texts) < 2:
+        return [tokenizer.encode(text, **specials) for text in texts]
+    with worker_pool(tokenizer, workers) as pool:
+        return list(pool.map(functools.partial(_encode_in_worker, specials=specials), texts,
+                             chunksize=max(1, len(texts) // (4 * workers))))

@@ -1,0 +1,132 @@
+"""Training input: the options every trainer shares, chunk counts, and the base tokens of each chunk.
+
+Training sees the text only as chunk counts (each distinct chunk with how
+often it occurs), as ``bpe.reference_train`` and ``engine.train_merges``
+take it. This module counts chunks in a text given block by block
+(``count_chunks``, equal to counting ``bpe.chunks`` of the whole text),
+checks counts made elsewhere, and turns counts into the sequences of base
+tokens that training merges.
+"""
+
+from collections import Counter
+from typing import Callable, Iterable, Optional
+
+from bpelab.blocks import safe_blocks
+from bpelab.byte_level import SINGLE_BYTES
+from bpelab.checks import (UNK, check_callback, check_choice, check_flag, check_no_surrogate,
+                           check_vocab_size)
+from bpelab.engine import TIE_RULES
+from bpelab.messages import shown
+from bpelab.patterns import DEFAULT_PATTERN, check_pattern, chunker
+from bpelab.specials import check_special_text, special_finder, special_token_ids
+
+Progress = Optional[Callable[[int, int], None]]
+"""A trainer's ``progress(merges_done, merge_target)``, called about a hundred times (see ``engine.report_progress``)."""
+
+OnMerge = Optional[Callable[[int, dict], None]]
+"""A trainer's ``on_merge(rank, entry)``, called with each history entry as soon as it is learned."""
+
+
+def training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge):
+    """Check the options every training entry point shares, before any work; return (pattern, specials)."""
+    check_vocab_size(vocab_size)
+    check_flag(byte_level, "byte_level")
+    pattern = DEFAULT_PATTERN[byte_level] if pattern is None else pattern
+    check_pattern(pattern)
+    check_choice(ties, TIE_RULES, "ties")
+    check_callback(progress, "progress")
+    check_callback(on_merge, "on_merge")
+    if isinstance(special_tokens, dict):
+        raise TypeError("special_tokens must be a list when training: their IDs follow the merges, in order")
+    specials = special_token_ids(special_tokens, [], byte_level)
+    return pattern, list(specials)
+
+
+def check_chunk_counts(chunk_counts, pattern, special_tokens):
+    """Refuse chunk counts whose keys are not single chunks or whose counts are not positive ints.
+
+    A key may be a special token's text (a count of that special token); any
+    other key holding one is refused: ``count_chunks`` keeps special tokens
+    whole, so whoever counted must do the same.
+    """
+    if not isinstance(chunk_counts, dict):
+        raise TypeError(f"chunk_counts must be a dict of chunk -> count, not {type(chunk_counts).__name__}")
+    cut = chunker(pattern)
+    specials = frozenset(special_tokens)
+    finder = special_finder(specials) if specials else None
+    for chunk, count in chunk_counts.items():
+        if not isinstance(chunk, str):
+            raise ValueError(f"chunk_counts key {shown(chunk)} must be a str, not {type(chunk).__name__}")
+        if chunk not in specials:
+            special = finder.search(chunk) if finder else None
+            if special:
+                raise ValueError(
+                    f"chunk_counts key {shown(chunk)} holds the special token {special.group()!r}; "
+                    "count special tokens on their own (as bpe.count_chunks does)"
+                )
+            pieces = cut(chunk)
+            if pieces != [chunk]:
+                raise ValueError(f"chunk_counts key {shown(chunk)} is not exactly one chunk: the {pattern!r} "
+                                 f"pattern cuts it into {shown(pieces)} (see bpe.chunks)")
+            check_no_surrogate(chunk, f"chunk_counts key {shown(chunk)}")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError(f"chunk_counts[{shown(chunk)}] is {shown(count)}; counts must be positive ints")
+
+
+def count_chunks(blocks: Iterable[str], pattern: str = "lab", *, special_tokens: Iterable[str] = ()) -> Counter:
+    """Count each distinct chunk of a text given as blocks, which may be cut anywhere.
+
+    >>> count_chunks(["the cat", " the h", "at"])
+    Counter({'the': 1, ' cat': 1, ' the': 1, ' hat': 1})
+
+    The text of each special token is counted whole, under its own text,
+    and never cut into chunks: a special token stays out of training. The
+    chunks come out in the order they first appear.
+    """
+    if isinstance(special_tokens, (str, bytes)):
+        raise TypeError(f"special_tokens must be a list of strings, not a single {type(special_tokens).__name__}")
+    special_tokens = frozenset(special_tokens)
+    for text in special_tokens:
+        check_special_text(text, byte_level=True)  # (counting has no <unk>, whatever the level)
+    cut = chunker(pattern)
+    counts = Counter()
+    finder = special_finder(special_tokens) if special_tokens else None
+    for block in safe_blocks(blocks, pattern):
+        start = 0
+        for found in finder.finditer(block) if finder else ():
+            counts.update(cut(block[start:found.start()]))
+            counts[found.group()] += 1
+            start = found.end()
+        counts.update(cut(block[start:]))
+    return counts
+
+
+def start_sequences(chunk_counts, vocab_size, byte_level, specials):
+    """What training merges: each chunk that is not a special token, as its base tokens, with its count.
+
+    Returns ``(alphabet, sequences, merges_wanted)``: the alphabet (the
+    sorted characters, or None for the 256 bytes), the sequences, and how
+    many merges fill ``vocab_size`` once the base and special tokens have
+    their IDs; a ``vocab_size`` below those is refused.
+    """
+    special = set(specials)
+    ordinary = {chunk: count for chunk, count in chunk_counts.items() if chunk not in special}
+    if not ordinary:
+        raise ValueError("cannot train on empty text: give at least one character that is not a special token")
+    if byte_level:
+        alphabet, base_size, base_name = None, 256, "the 256 byte values"
+        sequences = {tuple(SINGLE_BYTES[byte] for byte in chunk.encode("utf-8")): count
+                     for chunk, count in ordinary.items()}
+    else:
+        alphabet = sorted(set("".join(ordinary)))
+        base_size, base_name = len(alphabet) + 1, f"{len(alphabet)} characters + {UNK}"
+        sequences = ordinary  # a str is already a sequence of one-character tokens
+    if specials:
+        base_name += f" + {len(specials)} special tokens"
+    needed = base_size + len(specials)
+    if vocab_size < needed:
+        raise ValueError(
+            f"vocab_size {vocab_size} is smaller than the {needed} base tokens ({base_name}); "
+            f"ask for at least {needed}"
+        )
+    return alphabet, sequences, vocab_size - needed
