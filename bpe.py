@@ -645,10 +645,9 @@ class Tokenizer:
         write_text_atomic(path, json.dumps(self.to_huggingface(), indent=1, ensure_ascii=False) + "\n")
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # ``python3 bpe.py COMMAND`` is the command line, bpelab/cli.py
+    import runpy
     import sys
 
-    sys.modules.setdefault("bpe", sys.modules[__name__])  # the command line's ``import bpe`` finds this module
-    from bpelab.cli import main
-
-    sys.exit(main())
+    sys.modules.setdefault("bpe", sys.modules[__name__])  # its ``import bpe`` finds this module, not a second copy
+    runpy.run_module("bpelab.cli", run_name="__main__", alter_sys=True)

@@ -8,10 +8,10 @@ first differing line, if the committed file differs from the generator.
 """
 
 import argparse
+import os
 import random
 import sys
-
-from bpe import write_text_atomic
+import tempfile
 
 SEED = 2026
 STORY_COUNT = 400
@@ -50,15 +50,31 @@ make_corpus = corpus
 
 
 def first_difference(found, expected):
-    """The first line where ``found`` differs from ``expected``, in words, or None if they are equal."""
+    """Where ``found`` first differs from ``expected``, in words (``at line 2: ...``, ``after line 400: ...``), or None."""
     if found == expected:
         return None
     found_lines, expected_lines = found.splitlines(keepends=True), expected.splitlines(keepends=True)
     for number, (have, want) in enumerate(zip(found_lines, expected_lines), start=1):
         if have != want:
-            return f"line {number}: expected {want!r}, found {have!r}"
+            return f"at line {number}: expected {want!r}, found {have!r}"
     return f"after line {min(len(found_lines), len(expected_lines))}: expected {len(expected_lines)} lines, " \
            f"found {len(found_lines)}"
+
+
+def write_whole(path, text):
+    """Write ``text`` to ``path`` so that a reader sees the old file or the new one, never half of one.
+
+    (The lab's own writer, ``bpe.write_text_atomic``, checks far more; this
+    script stands alone on the standard library, so it does just this.)
+    """
+    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".tmp-", suffix=".part")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 def main(argv=None):
@@ -68,7 +84,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     text = corpus()
     if not args.check:
-        write_text_atomic(CORPUS_PATH, text)
+        write_whole(CORPUS_PATH, text)
         print(f"wrote {CORPUS_PATH}: {len(text):,} characters")
         return 0
     try:
@@ -79,7 +95,7 @@ def main(argv=None):
         return 1
     difference = first_difference(found, text)
     if difference:
-        print(f"{CORPUS_PATH} differs from the generator at {difference}; run python3 make_corpus.py",
+        print(f"{CORPUS_PATH} differs from the generator {difference}; run python3 make_corpus.py",
               file=sys.stderr)
         return 1
     print(f"{CORPUS_PATH} matches the generator")

@@ -23,8 +23,9 @@ from unittest import mock
 import bpe
 import bpelab
 import make_corpus
-from bpelab import blocks, engine, files, patterns, unicode_ranges, widget
+from bpelab import blocks, engine, files, patterns, unicode_ranges
 from bpe import UNK, Tokenizer, chunks, reference_encode, reference_train
+from tests.clients import require_module
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 
@@ -730,6 +731,23 @@ class ByteLevelTests(unittest.TestCase):
         self.assertEqual(coffee, [[1, 2]] * 3)  # each byte of the cup holds part of the one character
         self.assertEqual(BYTES.encode_with_offsets("\ud83d\ude00")[0][1:], (0, 2))
 
+    def test_token_texts_are_the_text_each_token_stands_for(self):
+        hebrew = "שלום עולם, שלום לכם"
+        tokenizer = Tokenizer.train(hebrew * 20, 300, byte_level=True)
+        self.assertEqual(tokenizer.tokens("שלום")[0][:2], "×©")  # GPT-2's display form is no help to a reader
+        self.assertEqual(tokenizer.token_texts(hebrew), ["שלום", " עולם", ",", " שלום", " לכם"])
+        bare = Tokenizer(None, [], byte_level=True)
+        self.assertEqual(bare.token_texts("aש"), ["a", "\\xd7", "\\xa9"])  # a cut character's bytes, as show writes
+        unknown = LAB.token_texts("café!")
+        self.assertEqual((unknown, LAB.tokens("café!")), (["c", "a", "f", "é", "!"], ["c", "a", UNK, UNK, UNK]))
+        text = "mia's café ☕ <|endoftext|> 👩\u200d👧 x"
+        for tokenizer in (BYTES, LAB):
+            texts = tokenizer.token_texts(text, allowed_special="all" if tokenizer is BYTES else ())
+            self.assertEqual(len(texts), len(tokenizer.encode(text, allowed_special="all" if tokenizer is BYTES else ())))
+            joined = re.sub(r"(?:\\x[0-9a-f]{2})+", lambda run: bytes.fromhex(run.group().replace("\\x", "")).decode(),
+                            "".join(texts))
+            self.assertEqual(joined, text)  # the pieces are the text, cut characters' bytes written as \xNN
+
 
 class SpecialTokenTests(unittest.TestCase):
     """Special tokens follow tiktoken's rules."""
@@ -929,18 +947,13 @@ class PatternTests(unittest.TestCase):
         self.assertEqual(chunks("ab" + NEWER_THAN_PINNED[0] + "cd", "gpt2"), ["ab", NEWER_THAN_PINNED[0], "cd"])
 
 
-def installed(module):
-    """Whether a third-party package can be imported (interop tests skip without it)."""
-    return importlib.util.find_spec(module) is not None
-
-
 def interop_samples():
     """Texts the exports are checked on: the corpus, many scripts, and random Unicode."""
     rng = random.Random(2024)
     return [CORPUS, NEWER_THAN_PINNED, *SCRIPTS.values(), *(random_unicode(rng, rng.randint(0, 30)) for _ in range(3000))]
 
 
-@unittest.skipUnless(installed("tiktoken"), "tiktoken is not installed (.ci/run installs it)")
+@require_module("tiktoken")
 class TiktokenTests(unittest.TestCase):
     """tiktoken, loaded with our export, gives our IDs."""
 
@@ -963,7 +976,7 @@ class TiktokenTests(unittest.TestCase):
             ambiguous.to_tiktoken()
 
 
-@unittest.skipUnless(installed("tokenizers"), "tokenizers is not installed (.ci/run installs it)")
+@require_module("tokenizers")
 class HuggingFaceTests(unittest.TestCase):
     """Hugging Face tokenizers, loaded from our tokenizer.json, gives our IDs."""
 

@@ -88,7 +88,7 @@ def file_difference(path, expected):
     except (OSError, UnicodeDecodeError) as error:
         return f"{path} cannot be read: {error}"
     difference = make_corpus.first_difference(found, expected)
-    return None if difference is None else f"{path} differs at {difference}"
+    return None if difference is None else f"{path} differs {difference}"
 
 
 def main(argv=None):

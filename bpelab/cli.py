@@ -418,10 +418,14 @@ def main(argv=None):
     except UsageError as error:
         print(f"{PROGRAM}: {error} (see {PROGRAM} {args.command} --help)", file=sys.stderr)
         return 2
-    except (OSError, ValueError) as error:  # CommandError is a ValueError
+    except (OSError, ValueError, TypeError) as error:  # CommandError is a ValueError; the API's TypeErrors name the argument
         print(f"{PROGRAM}: {describe(error)}", file=sys.stderr)
         return 1
     except BrokenExecutor:  # a worker process was killed (by a signal, or for want of memory)
         print(f"{PROGRAM}: a worker process was killed before it finished; nothing was written", file=sys.stderr)
         return 1
     return BROKEN_PIPE_STATUS if OUT.reader_gone else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

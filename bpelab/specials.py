@@ -10,7 +10,6 @@ finds them in text quickly however many there are.
 import re
 from typing import Iterable, Union
 
-from bpelab.byte_level import SURROGATE
 from bpelab.checks import UNK, check_list, check_no_surrogate
 from bpelab.messages import named, shown
 from bpelab.patterns import template_regex

@@ -12,6 +12,7 @@ import os
 import random
 import re
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import tempfile
 import unittest
 
 import bpe
+import bpelab.cli
 
 try:
     import pty
@@ -297,11 +299,17 @@ class EncodeDecodeTests(CommandLineTestCase):
             ("encode", "-t", BYTES, "<|end|>"),
             ("decode", "-t", LAB, "1_0"),
             ("explain", "-t", BYTES, "a<|end|>"),
+            ("decode", "-t", LAB, "[1.5]"),  # once a 15-line traceback
+            ("decode", "-t", LAB, '[58, "36"]'),
+            ("decode", "-t", LAB, "[true]"),
+            ("decode", "-t", LAB, "[[58]]"),
         )
         messages = ["bpe: IDs [96] are outside the vocabulary", "IDs [-1] are outside the vocabulary",
                     "'x' is not a token ID", "not a valid JSON list", "standard input: not valid UTF-8",
                     "special token '<|end|>'; add --allow-special", "'1_0' is not a token ID",
-                    "explain replays merges on ordinary text only, so leave it out"]
+                    "explain replays merges on ordinary text only, so leave it out",
+                    "bpe: IDS: 1.5 in the list is not a token ID (a whole number)", "IDS: '36' in the list is not",
+                    "IDS: True in the list is not", "IDS: [58] in the list is not"]
         for result, message in zip(results, messages):
             self.assertFails(result, message)
 
@@ -347,6 +355,9 @@ class ShowTests(CommandLineTestCase):
 
     def test_byte_level_shows_a_cut_character_as_its_bytes(self):
         self.assertEqual(run("show", "-t", BYTES, "☕").stdout.decode().splitlines()[0], "\\xe2│\\x98│\\x95")
+        text = "מיה-café☕"
+        shown = run("show", "-t", BYTES, text).stdout.decode().splitlines()[0]
+        self.assertEqual(shown.split("│"), bpe.Tokenizer.load(BYTES).token_texts(text))  # one convention for both
 
     @unittest.skipIf(pty is None, "needs a pseudo-terminal")
     def test_a_terminal_gets_colours_that_differ_between_neighbours(self):
@@ -575,16 +586,25 @@ class FrictionTests(CommandLineTestCase):
         self.assertEqual(bpe.chunks("«привет», café", "o200k"), ["«привет", "»,", " café"])
         self.assertIn("lab knows only ASCII letters and digits", " ".join(helped.stdout.decode().split()))
 
+    @unittest.skipUnless(shutil.which("git") and os.path.isdir(os.path.join(ROOT, ".git")), "needs a git checkout")
+    def test_the_widget_written_by_default_is_not_taken_for_work_in_the_checkout(self):
+        default = bpelab.cli.build_parser().parse_args(["widget"]).output
+        ignored = subprocess.run(["git", "check-ignore", "--quiet", default], cwd=ROOT)
+        self.assertEqual(ignored.returncode, 0, f"git would show {default} as a new file after 'bpe widget'")
+
     def test_make_corpus_check_names_the_first_differing_line(self):
-        with tempfile.TemporaryDirectory() as folder:
-            with open(CORPUS, encoding="utf-8") as stream:
-                lines = stream.read().splitlines(keepends=True)
-            lines[1] = lines[1].replace("has", "had", 1)
-            with open(os.path.join(folder, "corpus.txt"), "w", encoding="utf-8") as stream:
-                stream.write("".join(lines))
-            result = finish(start([sys.executable, os.path.join(ROOT, "make_corpus.py"), "--check"], cwd=folder))
-        self.assertEqual(result.returncode, 1)
-        self.assertIn("corpus.txt differs from the generator at line 2: expected", result.stderr.decode())
+        with open(CORPUS, encoding="utf-8") as stream:
+            lines = stream.read().splitlines(keepends=True)
+        changed = lines[:1] + [lines[1].replace("has", "had", 1)] + lines[2:]
+        for text, message in (("".join(changed), "corpus.txt differs from the generator at line 2: expected"),
+                              ("".join(lines[:-1]), "corpus.txt differs from the generator after line 399: "
+                                                    "expected 400 lines, found 399;")):
+            with tempfile.TemporaryDirectory() as folder:
+                with open(os.path.join(folder, "corpus.txt"), "w", encoding="utf-8") as stream:
+                    stream.write(text)
+                result = finish(start([sys.executable, os.path.join(ROOT, "make_corpus.py"), "--check"], cwd=folder))
+            self.assertEqual(result.returncode, 1)
+            self.assertIn(message, result.stderr.decode())  # (it once said "differs at after line")
 
 
 if __name__ == "__main__":

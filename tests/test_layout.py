@@ -1,0 +1,187 @@
+"""The house: ``bpe.py`` is the lesson on top, the package ``bpelab`` is the machinery below it.
+
+These tests read the project's source with ``ast`` and hold it to the
+layout DEVELOPERS.md describes: imports go one way and never in a circle,
+no module reaches into another's private names, the package never imports
+``bpe`` (except the programs that use its public API), the lesson stays
+short enough to read in a sitting, and the names later lessons import stay
+where they were.
+"""
+
+import ast
+import os
+import subprocess
+import sys
+import unittest
+
+import bpe
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+TODAYS_NAMES = [
+    "merge_pair", "count_pairs", "best_pair", "TIE_RULES", "reference_train", "reference_encode", "chunks",
+    "PATTERNS", "pattern_source", "last_safe_cut", "safe_blocks", "text_blocks", "BLOCK_SIZE", "stream_blocks",
+    "read_blocks", "BYTE_TO_CHAR", "CHAR_TO_BYTE", "bytes_to_display", "display_to_bytes", "replace_lone_surrogates",
+    "train_merges", "encode_chunk", "chunker", "count_chunks", "CACHE_LIMIT", "Tokenizer", "SpecialTokenInText", "UNK",
+    "REPLACEMENT_CHARACTER", "FORMAT_VERSION", "READABLE_FORMATS", "MAX_FILE_BYTES", "read_file_bytes", "read_json",
+    "token_file_dtype", "check_output_path", "atomic_writer", "write_text_atomic",
+]
+"""``bpe.__all__`` before the machinery moved into the package; later issues may add names, never remove these."""
+
+PROGRAMS = {"bpelab.cli", "bpelab.widget"}
+"""The package's modules that may import ``bpe`` (its public API only): the programs built on top of it."""
+
+LESSON_LINES = 700
+MODULE_LINES = 650
+GENERATED = {"bpelab.unicode_ranges"}
+"""Generated tables, exempt from the length rule."""
+
+
+def project_sources():
+    """Every Python file of the project (tests included) as module name -> path."""
+    found = {}
+    for folder, prefix in (("", ""), ("bpelab", "bpelab."), ("tools", "tools."), ("tests", "tests.")):
+        for name in sorted(os.listdir(os.path.join(ROOT, folder))):
+            if name.endswith(".py"):
+                module = prefix + name[:-3]
+                found[module.removesuffix(".__init__") if module != "__init__" else module] = os.path.join(
+                    ROOT, folder, name)
+    return found
+
+
+SOURCES = project_sources()
+TREES = {module: ast.parse(open(path, encoding="utf-8").read(), path) for module, path in SOURCES.items()}
+CODE = {module for module in SOURCES if not module.startswith("tests")}
+
+
+def import_nodes(module):
+    """Every import statement of ``module``, except those under ``if __name__ == "__main__":`` (a script's start)."""
+    skipped = set()
+    for node in ast.walk(TREES[module]):
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "__name__ == '__main__'":
+            skipped.update(id(inner) for inner in ast.walk(node))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in skipped:
+            yield node
+
+
+def imported(module):
+    """``(module it imports, names taken from it, line)`` for every import in ``module`` that is of the project."""
+    for node in import_nodes(module):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in SOURCES:
+                    yield alias.name, (), node.lineno
+        elif isinstance(node, ast.ImportFrom) and node.module in SOURCES and not node.level:
+            for alias in node.names:
+                submodule = f"{node.module}.{alias.name}"
+                if submodule in SOURCES:
+                    yield submodule, (), node.lineno
+                else:
+                    yield node.module, (alias.name,), node.lineno
+
+
+def module_aliases(module):
+    """Names in ``module`` bound to a project module (``import bpe``, ``from bpelab import engine as e``)."""
+    aliases = {}
+    for node in ast.walk(TREES[module]):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in SOURCES:
+                    aliases[alias.asname or alias.name] = alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module in SOURCES:
+            for alias in node.names:
+                if f"{node.module}.{alias.name}" in SOURCES:
+                    aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return aliases
+
+
+class ImportTests(unittest.TestCase):
+
+    def test_no_import_cycle(self):
+        graph = {module: {target for target, _, _ in imported(module) if target != module} for module in CODE}
+        done, path = set(), []
+
+        def visit(module):
+            if module in path:
+                self.fail("an import cycle: " + " -> ".join(path[path.index(module):] + [module]))
+            if module in done:
+                return
+            path.append(module)
+            for target in sorted(graph.get(module, ())):
+                visit(target)
+            path.pop()
+            done.add(module)
+
+        for module in sorted(graph):
+            visit(module)
+
+    def test_the_package_does_not_import_the_lesson_except_its_programs(self):
+        for module in sorted(CODE):
+            if module.startswith("bpelab") and module not in PROGRAMS:
+                targets = [(target, line) for target, _, line in imported(module) if target == "bpe"]
+                self.assertEqual(targets, [], f"{module} imports bpe")
+
+    def test_the_programs_use_the_lessons_public_api_only(self):
+        for module in sorted(PROGRAMS):
+            for target, names, line in imported(module):
+                if target == "bpe":
+                    for name in names:
+                        self.assertIn(name, bpe.__all__, f"{module}:{line} imports bpe.{name}, not in bpe.__all__")
+
+    def test_no_private_name_is_used_across_modules(self):
+        for module in sorted(SOURCES):
+            for target, names, line in imported(module):
+                for name in names:
+                    self.assertFalse(name.startswith("_"), f"{module}:{line} imports {target}.{name}")
+            aliases = module_aliases(module)
+            for node in ast.walk(TREES[module]):
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                        and node.value.id in aliases and node.attr.startswith("_") and not node.attr.startswith("__"):
+                    self.fail(f"{module}:{node.lineno} uses {aliases[node.value.id]}.{node.attr}")
+
+    def test_make_corpus_needs_only_the_standard_library(self):
+        for node in ast.walk(TREES["make_corpus"]):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module]
+                for name in names:
+                    self.assertTrue(name.split(".")[0] in sys.stdlib_module_names, f"make_corpus imports {name}")
+
+    def test_running_bpe_py_loads_the_module_once(self):
+        result = subprocess.run([sys.executable, "-X", "importtime", os.path.join(ROOT, "bpe.py"), "--help"],
+                                capture_output=True, text=True, timeout=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("usage: bpe", result.stdout)
+        loaded = [line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if "|" in line]
+        self.assertIn("bpelab.terminal", loaded)  # the command line ran (as __main__, so it is not listed)
+        self.assertNotIn("bpe", loaded)  # and its ``import bpe`` found the running __main__, not a second copy
+
+
+class LayoutTests(unittest.TestCase):
+
+    def test_todays_names_still_import_from_bpe(self):
+        for name in TODAYS_NAMES:
+            self.assertIn(name, bpe.__all__)
+            self.assertTrue(hasattr(bpe, name), name)
+
+    def test_the_lesson_reads_in_a_sitting_and_no_module_holds_two_concerns(self):
+        for module, path in SOURCES.items():
+            with open(path, encoding="utf-8") as stream:
+                lines = len(stream.read().splitlines())
+            if module == "bpe":
+                self.assertLessEqual(lines, LESSON_LINES)
+            elif module.startswith("bpelab") and module not in GENERATED:
+                self.assertLessEqual(lines, MODULE_LINES, f"{module} has {lines} lines: two concerns?")
+
+    def test_every_module_opens_with_what_it_adds(self):
+        for module in sorted(CODE):
+            docstring = ast.get_docstring(TREES[module])
+            self.assertTrue(docstring and len(docstring.split()) >= 8, f"{module} has no docstring worth the name")
+
+    def test_the_lesson_meets_the_definitions_before_the_tokenizer(self):
+        order = [node.name for node in TREES["bpe"].body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+        self.assertEqual(order, ["merge_pair", "count_pairs", "best_pair", "reference_train", "reference_encode",
+                                 "chunks", "Tokenizer"])
+
+
+if __name__ == "__main__":
+    unittest.main()
