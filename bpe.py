@@ -16,13 +16,12 @@ Only the standard library is used.
 """
 
 import functools
-import json
 import operator
 from collections import Counter
 from itertools import chain
 from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
 
-from bpelab import blocks, display, huggingface, tiktoken_files, token_files
+from bpelab import blocks, display
 from bpelab.blocks import BLOCK_SIZE, read_blocks, safe_blocks, stream_blocks, text_blocks
 from bpelab.byte_level import (BYTE_TO_CHAR, CHAR_TO_BYTE, SINGLE_BYTES, bytes_to_display, display_to_bytes,
                                replace_lone_surrogates, token_offsets)
@@ -35,7 +34,9 @@ from bpelab.formats import FORMAT_VERSION, READABLE_FORMATS, file_body, file_tex
 from bpelab.messages import named, shown
 from bpelab.patterns import DEFAULT_PATTERN, PATTERNS, check_pattern, chunker, compiled, last_safe_cut, pattern_source
 from bpelab.specials import SpecialChoice, SpecialTokenInText, SpecialTokenMatcher, special_token_ids
-from bpelab.token_files import token_file_dtype
+from bpelab.huggingface import HuggingFaceMethods
+from bpelab.tiktoken_files import TiktokenMethods
+from bpelab.token_files import TokenFileMethods, token_file_dtype
 from bpelab.training import OnMerge, Progress, check_chunk_counts, count_chunks, start_sequences, training_options
 
 __all__ = [
@@ -213,7 +214,7 @@ def chunks(text: str, pattern: str = "lab") -> list[str]:
 # --------------------------------------------------------------------------
 
 
-class Tokenizer:
+class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
     """A trained, built or loaded BPE vocabulary that encodes text to IDs and back.
 
     >>> tok = Tokenizer.train("the cat sat on the mat, the cat sat", 20)
@@ -242,7 +243,11 @@ class Tokenizer:
             empty after loading.
         ties: the tie rule training used (see ``best_pair``); None when built or loaded.
 
-    ``len(tok)`` (also ``tok.n_vocab``) is the number of IDs.
+    ``len(tok)`` (also ``tok.n_vocab``) is the number of IDs. The methods for datasets and for other
+    libraries' files come from the package, each in its own room: ``encode_batch``, ``encode_files``
+    and ``count_files`` (``bpelab.token_files``), ``load_tiktoken`` and ``to_tiktoken``
+    (``bpelab.tiktoken_files``), ``load_huggingface``, ``to_huggingface`` and ``save_huggingface``
+    (``bpelab.huggingface``).
     """
 
     def __init__(self, alphabet: Optional[Sequence[str]], merges: Sequence[tuple[str, str]], *, byte_level: bool = False,
@@ -550,34 +555,6 @@ class Tokenizer:
         decoded_values([token_id], self._decoded)
         return operator.index(token_id)
 
-    # -- many texts and whole files: bpelab.token_files -------------------------
-
-    def encode_batch(self, texts: Sequence[str], *, workers: int = 1, allowed_special: SpecialChoice = (),
-                     disallowed_special: SpecialChoice = "all") -> list[list[int]]:
-        """Encode each of ``texts``: a list of ID lists, in order, shared among ``workers`` processes if above 1."""
-        return token_files.encode_batch(self, texts, workers, allowed_special, disallowed_special)
-
-    def encode_files(self, paths: Sequence[PathLike], out_path: PathLike, *, workers: int = 1,
-                     separator: Optional[str] = None, allowed_special: SpecialChoice = (),
-                     disallowed_special: SpecialChoice = "all", block_size: int = BLOCK_SIZE,
-                     progress: Optional[Callable[[int, int], None]] = None) -> dict:
-        """Encode UTF-8 files into one flat file of token IDs for training a model; return its description.
-
-        Each file's IDs are exactly ``encode`` of its whole text, in order,
-        with the special token ``separator`` (if given) after each; memory
-        holds a few blocks, not the text. ``out_path + ".json"`` describes the
-        file (see ``bpelab.token_files`` for the format and how to read it).
-        """
-        return token_files.encode_files(self, paths, out_path, workers, separator, allowed_special,
-                                        disallowed_special, block_size, progress)
-
-    def count_files(self, paths: Sequence[PathLike], *, workers: int = 1, allowed_special: SpecialChoice = (),
-                    disallowed_special: SpecialChoice = "all", block_size: int = BLOCK_SIZE,
-                    progress: Optional[Callable[[int, int], None]] = None) -> list[int]:
-        """The number of tokens in each of the UTF-8 files, read block by block as ``encode_files`` reads them."""
-        return token_files.count_files(self, paths, workers, allowed_special, disallowed_special, block_size,
-                                       progress)
-
     def __getstate__(self):
         """What a copy in another process needs: its file, its training record and its cached chunks."""
         return {"body": self.to_json(), "history": self.history, "ties": self.ties, "cache": dict(self._cache)}
@@ -613,36 +590,6 @@ class Tokenizer:
             return cls.from_json(data)
         except ValueError as error:
             raise ValueError(f"{named(path)}: {error}") from None
-
-    # -- imports and exports: bpelab.tiktoken_files and bpelab.huggingface ----
-
-    @classmethod
-    def load_tiktoken(cls, path: PathLike, pattern: str, special_tokens: Optional[Mapping[str, int]] = None) -> "Tokenizer":
-        """Import a tiktoken ranks file (``.tiktoken``, or gzip-compressed ``.gz``) as a byte-level tokenizer.
-
-        ``pattern`` names the chunk pattern the vocabulary was made for
-        (``"cl100k"`` for GPT-4's ``cl100k_base``, ``"o200k"`` for GPT-4o's);
-        ``special_tokens`` is a dict of text -> ID, or None for none. Each
-        token's merge pair is recovered as tiktoken itself would build it.
-        """
-        return tiktoken_files.load_tiktoken(cls, path, pattern, special_tokens)
-
-    @classmethod
-    def load_huggingface(cls, path: PathLike) -> "Tokenizer":
-        """Import a Hugging Face ``tokenizer.json`` of the byte-level BPE kind (GPT-2's), or one we saved."""
-        return huggingface.load_huggingface(cls, path)
-
-    def to_tiktoken(self) -> dict:
-        """Keyword arguments for ``tiktoken.Encoding(**kwargs)`` that give the same IDs."""
-        return tiktoken_files.tiktoken_arguments(self)
-
-    def to_huggingface(self) -> dict:
-        """The tokenizer as a Hugging Face ``tokenizer.json`` dict (a BPE model)."""
-        return huggingface.huggingface_body(self)
-
-    def save_huggingface(self, path: PathLike) -> None:
-        """Write a ``tokenizer.json`` that ``tokenizers.Tokenizer.from_file`` loads, atomically."""
-        write_text_atomic(path, json.dumps(self.to_huggingface(), indent=1, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":  # ``python3 bpe.py COMMAND`` is the command line, bpelab/cli.py

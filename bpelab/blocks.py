@@ -11,6 +11,7 @@ import codecs
 from typing import BinaryIO, Iterable, Iterator, Union
 import os
 
+from bpelab.files import open_text
 from bpelab.messages import named
 from bpelab.patterns import last_safe_cut
 
@@ -61,7 +62,7 @@ def stream_blocks(stream: BinaryIO, name: str, block_size: int = BLOCK_SIZE) -> 
 def read_blocks(paths: Iterable[PathLike], block_size: int = BLOCK_SIZE) -> Iterator[str]:
     """Yield the text of UTF-8 files, in order, ``block_size`` bytes at a time (see ``stream_blocks``)."""
     for path in paths:
-        with open(path, "rb") as stream:
+        with open_text(path) as stream:
             yield from stream_blocks(stream, path, block_size)
 
 

@@ -35,7 +35,7 @@ MAX_FILE_BYTES = 256 << 20
 """The largest file a loader reads (256 MiB; GPT-4o's vocabulary in format 2 is about 9 MB)."""
 
 
-def _file_kind(mode):
+def file_kind(mode):
     """What kind of file a mode describes, in words."""
     kinds = [(stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
              (stat.S_ISFIFO, "a pipe"), (stat.S_ISSOCK, "a socket")]
@@ -61,11 +61,31 @@ def read_file_bytes(path: PathLike, argument: str = "path") -> bytes:
         with open(path, "rb") as stream:
             data = stream.read(MAX_FILE_BYTES + 1)
     else:
-        raise ValueError(f"{named(path)}: {_file_kind(mode)}, which is not read; "
+        raise ValueError(f"{named(path)}: {file_kind(mode)}, which is not read; "
                          "a tokenizer is read from a regular file or a pipe")
     if len(data) > MAX_FILE_BYTES:
-        raise ValueError(f"{named(path)}: larger than the {MAX_FILE_BYTES >> 20} MiB a tokenizer file may have")
+        raise ValueError(f"{named(path)}: larger than the {_size(MAX_FILE_BYTES)} a tokenizer file may have")
     return data
+
+
+def _size(limit):
+    """A size limit in words: ``256 MiB``, or ``1,000 bytes`` for a limit below a mebibyte."""
+    return f"{limit >> 20:,} MiB" if limit >= 1 << 20 else f"{limit:,} bytes"
+
+
+def open_text(path: PathLike):
+    """Open a text input (a file to train on or encode) for reading bytes, refusing one that never ends.
+
+    A regular file, a pipe and a terminal are read; a device such as
+    ``/dev/zero`` would be read for ever, so it is refused before any reading.
+    """
+    stream = open(path, "rb")
+    mode = os.fstat(stream.fileno()).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stream.isatty()):
+        stream.close()
+        raise ValueError(f"{named(path)}: {file_kind(mode)}, which is not read as text; "
+                         "give a regular file, a pipe or a terminal")
+    return stream
 
 
 PIPE_WAIT = 5.0
@@ -109,7 +129,7 @@ def gunzip(data, path):
     except (OSError, EOFError, ValueError) as error:
         raise ValueError(f"{named(path)}: not a valid gzip file ({error})") from None
     if len(data) > MAX_FILE_BYTES:
-        raise ValueError(f"{named(path)}: decompresses to more than the {MAX_FILE_BYTES >> 20} MiB "
+        raise ValueError(f"{named(path)}: decompresses to more than the {_size(MAX_FILE_BYTES)} "
                          "a tokenizer file may have")
     return data
 
@@ -162,7 +182,7 @@ def check_output_path(path: PathLike, argument: str = "path") -> str:
     if mode is not None and stat.S_ISDIR(mode):
         raise IsADirectoryError(errno.EISDIR, "a folder (a file is needed here)", path)
     if mode is not None and not stat.S_ISREG(mode):
-        raise ValueError(f"{named(path)}: {_file_kind(mode)}; only a regular file is written, "
+        raise ValueError(f"{named(path)}: {file_kind(mode)}; only a regular file is written, "
                          "so it was left as it was")
     target = os.path.realpath(path)
     folder = os.path.dirname(target)

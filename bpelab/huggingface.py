@@ -5,7 +5,7 @@ pre-tokenizer (our chunk pattern), a model (BPE: a vocabulary and a merge
 list), a post-processor and a decoder. We write BPE models with our own
 pattern as a ``Split`` pre-tokenizer, and read those back, as well as the
 GPT-2 kind: a ``ByteLevel`` pre-tokenizer with its built-in regex, which is
-GPT-2's pattern (``gpt2`` here; its \s leaves out U+001C-001F, which
+GPT-2's pattern (``gpt2`` here; its ``\\s`` leaves out U+001C-001F, which
 Python's counts). IDs must be laid out as ours are: the 256 bytes (in any
 order) or ``<unk>`` and the sorted alphabet, then one ID per merge in
 order, then the special ("added") tokens. Anything else is refused by name.
@@ -13,8 +13,10 @@ order, then the special ("added") tokens. Anything else is refused by name.
 (``bpe.Tokenizer``), so this module never imports ``bpe``.
 """
 
+import json
+
 from bpelab.checks import REPLACEMENT_CHARACTER, UNK
-from bpelab.files import parse_json, read_json
+from bpelab.files import PathLike, parse_json, read_json, write_text_atomic
 from bpelab.messages import named, shown
 from bpelab.patterns import PATTERNS, pattern_source
 
@@ -181,3 +183,22 @@ def _huggingface_added_tokens(added_tokens):
             raise ValueError(f"added token {shown(text)} is listed twice")
         specials[text] = added.get("id")
     return specials
+
+
+class HuggingFaceMethods:
+    """The ``Tokenizer``'s methods for Hugging Face's files (``bpe.Tokenizer`` inherits them)."""
+
+    __slots__ = ()  # a base class of bpe.Tokenizer, which keeps its own attributes
+
+    @classmethod
+    def load_huggingface(cls, path: PathLike):
+        """Import a Hugging Face ``tokenizer.json`` of the byte-level BPE kind (GPT-2's), or one we saved."""
+        return load_huggingface(cls, path)
+
+    def to_huggingface(self) -> dict:
+        """The tokenizer as a Hugging Face ``tokenizer.json`` dict (a BPE model)."""
+        return huggingface_body(self)
+
+    def save_huggingface(self, path: PathLike) -> None:
+        """Write a ``tokenizer.json`` that ``tokenizers.Tokenizer.from_file`` loads, atomically."""
+        write_text_atomic(path, json.dumps(self.to_huggingface(), indent=1, ensure_ascii=False) + "\n")

@@ -15,7 +15,7 @@ import sys
 import time
 
 from bpelab.blocks import read_blocks, stream_blocks
-from bpelab.files import check_output_path
+from bpelab.files import check_output_path, open_text
 from bpelab.messages import named, shown
 
 
@@ -96,7 +96,7 @@ def read_text(args):
     if args.file is not None:
         if args.text != "-":
             raise CommandError("give the text either as TEXT or with --file, not both")
-        with open(args.file, "rb") as stream:
+        with open_text(args.file) as stream:
             return "".join(stream_blocks(stream, args.file))
     if args.text == "-":
         return read_stdin()

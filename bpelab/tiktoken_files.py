@@ -40,10 +40,11 @@ cl100k and o200k), and vocabularies built to defeat it cost quadratic time.
 
 import binascii
 import sys
+from typing import Mapping, Optional
 
 from bpelab.byte_level import BYTE_TO_CHAR, SINGLE_BYTES, bytes_to_display, display_to_bytes
 from bpelab.engine import encode_chunk
-from bpelab.files import gunzip, read_file_bytes
+from bpelab.files import PathLike, gunzip, read_file_bytes
 from bpelab.messages import listed, named, shown
 from bpelab.patterns import check_pattern, pattern_source
 
@@ -206,3 +207,24 @@ def tiktoken_arguments(tokenizer):
         "mergeable_ranks": {token: rank for rank, token in enumerate(token_bytes)},
         "special_tokens": dict(tokenizer.special_tokens),
     }
+
+
+class TiktokenMethods:
+    """The ``Tokenizer``'s methods for tiktoken's files (``bpe.Tokenizer`` inherits them)."""
+
+    __slots__ = ()  # a base class of bpe.Tokenizer, which keeps its own attributes
+
+    @classmethod
+    def load_tiktoken(cls, path: PathLike, pattern: str, special_tokens: Optional[Mapping[str, int]] = None):
+        """Import a tiktoken ranks file (``.tiktoken``, or gzip-compressed ``.gz``) as a byte-level tokenizer.
+
+        ``pattern`` names the chunk pattern the vocabulary was made for
+        (``"cl100k"`` for GPT-4's ``cl100k_base``, ``"o200k"`` for GPT-4o's);
+        ``special_tokens`` is a dict of text -> ID, or None for none. Each
+        token's merge pair is recovered as tiktoken itself would build it.
+        """
+        return load_tiktoken(cls, path, pattern, special_tokens)
+
+    def to_tiktoken(self) -> dict:
+        """Keyword arguments for ``tiktoken.Encoding(**kwargs)`` that give the same IDs."""
+        return tiktoken_arguments(self)

@@ -28,13 +28,15 @@ import signal
 import sys
 import threading
 import time
+from typing import Optional, Sequence
 
-from bpelab.blocks import safe_blocks, stream_blocks
+from bpelab.blocks import BLOCK_SIZE, safe_blocks, stream_blocks
 from bpelab.checks import check_callback, check_inputs, check_list, check_positive_int, check_text, check_workers
-from bpelab.files import atomic_writer, check_output_path
+from bpelab.files import PathLike, atomic_writer, check_output_path, open_text
 from bpelab.formats import file_text
 from bpelab.messages import listed, named, shown
-from bpelab.specials import SpecialTokenInText
+from bpelab.specials import SpecialChoice, SpecialTokenInText
+from bpelab.training import Progress
 
 
 TOKEN_FILE_TYPES = {"uint16": "H", "uint32": "I"}
@@ -51,7 +53,7 @@ def _file_blocks(paths, pattern, block_size, progress):
     sizes = [os.stat(path).st_size for path in paths]
     total, done = sum(sizes), 0
     for number, path in enumerate(paths):
-        with open(path, "rb") as stream:
+        with open_text(path) as stream:
             for block in safe_blocks(stream_blocks(stream, path, block_size), pattern):
                 yield number, block
                 if progress is not None:
@@ -229,3 +231,35 @@ def encode_batch(tokenizer, texts, workers, allowed_special, disallowed_special)
     with worker_pool(tokenizer, workers) as pool:
         return list(pool.map(functools.partial(_encode_in_worker, specials=specials), texts,
                              chunksize=max(1, len(texts) // (4 * workers))))
+
+
+class TokenFileMethods:
+    """The ``Tokenizer``'s methods for datasets (``bpe.Tokenizer`` inherits them): many texts, whole files."""
+
+    __slots__ = ()  # a base class of bpe.Tokenizer, which keeps its own attributes
+
+    def encode_batch(self, texts: Sequence[str], *, workers: int = 1, allowed_special: SpecialChoice = (),
+                     disallowed_special: SpecialChoice = "all") -> list[list[int]]:
+        """Encode each of ``texts``: a list of ID lists, in order, shared among ``workers`` processes if above 1."""
+        return encode_batch(self, texts, workers, allowed_special, disallowed_special)
+
+    def encode_files(self, paths: Sequence[PathLike], out_path: PathLike, *, workers: int = 1,
+                     separator: Optional[str] = None, allowed_special: SpecialChoice = (),
+                     disallowed_special: SpecialChoice = "all", block_size: int = BLOCK_SIZE,
+                     progress: Progress = None) -> dict:
+        """Encode UTF-8 files into one flat file of token IDs for training a model; return its description.
+
+        Each file's IDs are exactly ``encode`` of its whole text, in order,
+        with the special token ``separator`` (if given) after each; memory
+        holds a few blocks, not the text; ``progress(bytes_done,
+        bytes_total)`` hears of each block. ``out_path + ".json"`` describes
+        the file (this module's docstring gives the format and how to read it).
+        """
+        return encode_files(self, paths, out_path, workers, separator, allowed_special, disallowed_special,
+                            block_size, progress)
+
+    def count_files(self, paths: Sequence[PathLike], *, workers: int = 1, allowed_special: SpecialChoice = (),
+                    disallowed_special: SpecialChoice = "all", block_size: int = BLOCK_SIZE,
+                    progress: Progress = None) -> list[int]:
+        """The number of tokens in each of the UTF-8 files, read block by block as ``encode_files`` reads them."""
+        return count_files(self, paths, workers, allowed_special, disallowed_special, block_size, progress)

@@ -539,6 +539,10 @@ class PipesAndStreamsTests(CommandLineTestCase):
                                      ("encode", "-t", "/dev/zero", "hi"))
         self.assertFails(to_fifo, f"bpe: {fifo}: a pipe; only a regular file is written")
         self.assertFails(from_zero, "bpe: /dev/zero: a character device, which is not read")
+        endless = run_all(("show", "-t", LAB, "--file", "/dev/zero"), ("count", "-t", LAB, "/dev/zero"),
+                          ("train", "/dev/zero", "--vocab-size", "96", "-o", os.path.join(FOLDER, "never.json")))
+        for result in endless:  # text that never ends is refused before any reading (it once read for ever)
+            self.assertFails(result, "bpe: /dev/zero: a character device, which is not read as text")
 
     def test_huge_ids_name_the_argument(self):
         digits = "9" * 5000

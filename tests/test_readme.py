@@ -16,10 +16,12 @@ The conventions checked here, as README states them:
   text; otherwise each ``print(...)  # X`` prints the line X, in order, and
   nothing else is printed.
 - Every ```console block of README.md and docs/*.md whose commands are all
-  ``python3 bpe.py ...`` on the checkout's own files (no pipe, no other input
-  file) runs through ``bpelab.cli.main`` in this process, and each command
-  prints the lines under it (what it writes on stderr first, then stdout);
-  a line ``...`` stands for any number of lines.
+  ``python3 bpe.py ...`` on the checkout's corpus.txt and tokenizer.json, or
+  on files written by earlier commands of the block (no pipe, no other input
+  file), runs through ``bpelab.cli.main`` in this process, in a scratch
+  folder; each command must print the lines under it (what it writes on
+  stderr first, then stdout), where a line ``...`` stands for any number of
+  lines.
 
 Nothing here needs the network or an optional client, and all of it takes
 well under a second or two.
@@ -147,15 +149,31 @@ def scratch_folder():
             os.chdir(previous)
 
 
-def checkable(command):
-    """The arguments of a console command this test can run, or None."""
+def checkable(command, made=()):
+    """The arguments of a console command this test can run, or None.
+
+    It must be ``python3 bpe.py ...`` without pipes or redirections, reading
+    only the checkout's files or those that earlier commands of its block
+    wrote (``made``); the files it writes itself are added to ``made``.
+    """
     words = shlex.split(command)
     if words[:2] != ["python3", "bpe.py"] or any(word in ("|", ">", "<", "&&", ";") for word in words):
         return None
     for before, word in zip([None] + words, words):
-        if word.endswith(INPUT_SUFFIXES) and before not in OUTPUT_OPTIONS and word not in CHECKOUT_FILES:
+        if before in OUTPUT_OPTIONS:
+            made.append(word)
+        elif word.endswith(INPUT_SUFFIXES) and word not in CHECKOUT_FILES and word not in made:
             return None
     return words[2:]
+
+
+def complete(command):
+    """Whether a command's quotes are closed (a quoted argument may go on over several lines)."""
+    try:
+        shlex.split(command)
+    except ValueError:
+        return False
+    return True
 
 
 def console_commands(body):
@@ -163,10 +181,12 @@ def console_commands(body):
     commands = []
     for line in body.splitlines():
         if line.startswith("$ "):
-            commands.append((line[2:], []))
+            commands.append([line[2:], []])
+        elif commands and not complete(commands[-1][0]):
+            commands[-1][0] += "\n" + line
         elif commands:
             commands[-1][1].append(line)
-    return commands
+    return [(command, output) for command, output in commands]
 
 
 def run_command(arguments):
@@ -262,7 +282,8 @@ class ReadmeExamples(unittest.TestCase):
         for path in [README] + doc_paths():
             for language, first_line, body, _ in fenced_blocks(read(path)):
                 commands = console_commands(body) if language == "console" else []
-                runnable = [(checkable(command), output) for command, output in commands]
+                made = []
+                runnable = [(checkable(command, made), output) for command, output in commands]
                 if not runnable or any(arguments is None for arguments, _ in runnable):
                     continue
                 where = f"{os.path.relpath(path, ROOT)}, the console block at line {first_line}"

@@ -206,7 +206,7 @@ class LoaderTests(FolderTestCase):
         os.mkfifo(fifo)
         self.write_later(fifo, b" " * 5000, pieces=2, pause=0)
         with mock.patch.object(files, "MAX_FILE_BYTES", 1000), \
-                self.assertRaisesRegex(ValueError, f"{fifo}: larger than the 0 MiB"):
+                self.assertRaisesRegex(ValueError, f"{fifo}: larger than the 1,000 bytes"):
             Tokenizer.load(fifo)
 
     def test_the_command_line_reads_a_tokenizer_from_a_shell_pipe_and_from_dev_stdin(self):
