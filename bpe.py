@@ -21,7 +21,7 @@ from collections import Counter
 from itertools import chain
 from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
 
-from bpelab import blocks, display
+from bpelab import blocks, display, huggingface, tiktoken_files, token_files
 from bpelab.blocks import BLOCK_SIZE, read_blocks, safe_blocks, stream_blocks, text_blocks
 from bpelab.byte_level import (BYTE_TO_CHAR, CHAR_TO_BYTE, SINGLE_BYTES, bytes_to_display, display_to_bytes,
                                replace_lone_surrogates, token_offsets)
@@ -34,9 +34,7 @@ from bpelab.formats import FORMAT_VERSION, READABLE_FORMATS, file_body, file_tex
 from bpelab.messages import named, shown
 from bpelab.patterns import DEFAULT_PATTERN, PATTERNS, check_pattern, chunker, compiled, last_safe_cut, pattern_source
 from bpelab.specials import SpecialChoice, SpecialTokenInText, SpecialTokenMatcher, special_token_ids
-from bpelab.huggingface import HuggingFaceMethods
-from bpelab.tiktoken_files import TiktokenMethods
-from bpelab.token_files import TokenFileMethods, token_file_dtype
+from bpelab.token_files import token_file_dtype
 from bpelab.training import OnMerge, Progress, check_chunk_counts, count_chunks, start_sequences, training_options
 
 __all__ = [
@@ -214,7 +212,7 @@ def chunks(text: str, pattern: str = "lab") -> list[str]:
 # --------------------------------------------------------------------------
 
 
-class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
+class Tokenizer:
     """A trained, built or loaded BPE vocabulary that encodes text to IDs and back.
 
     >>> tok = Tokenizer.train("the cat sat on the mat, the cat sat", 20)
@@ -243,11 +241,7 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
             empty after loading.
         ties: the tie rule training used (see ``best_pair``); None when built or loaded.
 
-    ``len(tok)`` (also ``tok.n_vocab``) is the number of IDs. The methods for datasets and for other
-    libraries' files come from the package, each in its own room: ``encode_batch``, ``encode_files``
-    and ``count_files`` (``bpelab.token_files``), ``load_tiktoken`` and ``to_tiktoken``
-    (``bpelab.tiktoken_files``), ``load_huggingface``, ``to_huggingface`` and ``save_huggingface``
-    (``bpelab.huggingface``).
+    ``len(tok)`` (also ``tok.n_vocab``) is the number of IDs.
     """
 
     def __init__(self, alphabet: Optional[Sequence[str]], merges: Sequence[tuple[str, str]], *, byte_level: bool = False,
@@ -481,9 +475,9 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
         >>> Tokenizer(None, [("Ġ", "c")], byte_level=True).token_texts(" café")
         [' c', 'a', 'f', '\\\\xc3', '\\\\xa9']
 
-        The bytes of a character cut between tokens are written ``\\xNN`` (as
-        ``bpe show`` and ``bpe explain`` write them); an unknown character
-        is itself. See ``bpelab.display``.
+        The bytes of a character cut between tokens are written ``\\xNN``, and
+        so a real backslash ``\\\\`` (as ``bpe show`` writes them); an unknown
+        character is itself. See ``bpelab.display``.
         """
         ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
         return display.token_texts(self, replace_lone_surrogates(text) if self.byte_level else text, ids)
@@ -590,6 +584,18 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
             return cls.from_json(data)
         except ValueError as error:
             raise ValueError(f"{named(path)}: {error}") from None
+
+
+    # -- the rest, each written in the package module of its concern ------
+
+    encode_batch = token_files.encode_batch  # many texts, in worker processes if asked
+    encode_files = token_files.encode_files  # a corpus into a flat file of IDs for training a model
+    count_files = token_files.count_files
+    load_tiktoken = classmethod(tiktoken_files.load_tiktoken)  # tiktoken's .tiktoken files
+    to_tiktoken = tiktoken_files.to_tiktoken
+    load_huggingface = classmethod(huggingface.load_huggingface)  # Hugging Face's tokenizer.json
+    to_huggingface = huggingface.to_huggingface
+    save_huggingface = huggingface.save_huggingface
 
 
 if __name__ == "__main__":  # ``python3 bpe.py COMMAND`` is the command line, bpelab/cli.py

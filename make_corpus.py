@@ -64,14 +64,26 @@ def first_difference(found, expected):
 def write_whole(path, text):
     """Write ``text`` to ``path`` so that a reader sees the old file or the new one, never half of one.
 
-    (The lab's own writer, ``bpe.write_text_atomic``, checks far more; this
-    script stands alone on the standard library, so it does just this.)
+    A link is followed (its target is written), and the file keeps its
+    permissions (a new one gets the usual ones). The lab's own writer,
+    ``bpe.write_text_atomic``, checks far more; this script stands alone on
+    the standard library, so it does just this.
     """
-    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".tmp-", suffix=".part")
+    target = os.path.realpath(path)
+    try:
+        mode = os.stat(target).st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".tmp-", suffix=".part")
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
-        os.replace(temporary, path)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
     except BaseException:
         os.unlink(temporary)
         raise

@@ -25,6 +25,7 @@ import bpelab
 import make_corpus
 from bpelab import blocks, engine, files, patterns, unicode_ranges
 from bpe import UNK, Tokenizer, chunks, reference_encode, reference_train
+from tests import clients
 from tests.clients import require_module
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
@@ -33,7 +34,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 def load_tests(loader, tests, pattern):
     """Run the examples in the docstrings of every module, the package's too, with the tests, so they cannot rot."""
     package = [importlib.import_module(f"bpelab.{info.name}") for info in pkgutil.iter_modules(bpelab.__path__)]
-    for module in (bpe, make_corpus, bpelab, *package):
+    for module in (bpe, make_corpus, bpelab, *package, clients):
         tests.addTests(doctest.DocTestSuite(module))
     return tests
 
@@ -738,6 +739,7 @@ class ByteLevelTests(unittest.TestCase):
         self.assertEqual(tokenizer.token_texts(hebrew), ["שלום", " עולם", ",", " שלום", " לכם"])
         bare = Tokenizer(None, [], byte_level=True)
         self.assertEqual(bare.token_texts("aש"), ["a", "\\xd7", "\\xa9"])  # a cut character's bytes, as show writes
+        self.assertEqual(bare.token_texts("\\xd7"), ["\\\\", "x", "d", "7"])  # and a real backslash, never mistaken
         unknown = LAB.token_texts("café!")
         self.assertEqual((unknown, LAB.tokens("café!")), (["c", "a", "f", "é", "!"], ["c", "a", UNK, UNK, UNK]))
         text = "mia's café ☕ <|endoftext|> 👩\u200d👧 x"

@@ -2,23 +2,25 @@
 
 ``bpe.py`` is the lesson (BPE by definition, the lab's chunks, the
 ``Tokenizer``); read it first. The ``Tokenizer`` reaches everything here
-through thin delegations, and nothing here imports ``bpe`` except the two
-programs at the top, which use its public API. Read from the bottom up, each
-module uses only those below it:
+through thin delegations, and nothing here imports ``bpe`` except the
+command line at the top, which uses its public API. Read from the bottom up,
+each module uses only those below it (``tests/test_layout.py`` holds the code
+to this map):
 
-    cli, widget           the command line (``python3 bpe.py --help``) and the training page
+    cli                   the command line (``python3 bpe.py --help``)
+    widget                the training page, one self-contained HTML file
     terminal, display     the command line's input and output; tokens drawn for a person
     tiktoken_files        tiktoken's ``.tiktoken`` files, in and out
     huggingface           Hugging Face's ``tokenizer.json``, in and out
     token_files           a corpus encoded into a flat file of IDs, in worker processes
     formats               the lab's tokenizer files (formats 1 and 2)
-    files                 reading with limits, writing atomically
     training              chunk counts and the options every trainer shares
     engine                the fast trainer and encoder (equal to ``reference_train`` and ``reference_encode``)
     specials              special tokens: their IDs and where they are in text
+    blocks                long text and files read a block at a time
+    files                 reading with limits, writing atomically
     checks                what arguments, alphabets, merge lists and IDs must be
     byte_level            GPT-2's printable form of the 256 bytes
-    blocks                long text and files read a block at a time
     patterns              named chunk patterns (equal to ``bpe.chunks``) and safe cuts
     unicode_ranges        the Unicode 14.0.0 classes they are spelled with (generated)
     messages              how errors quote values and file names

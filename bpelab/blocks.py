@@ -8,15 +8,11 @@ the chunks of the whole text, and memory holds a few blocks at a time.
 """
 
 import codecs
-from typing import BinaryIO, Iterable, Iterator, Union
-import os
+from typing import BinaryIO, Iterable, Iterator
 
-from bpelab.files import open_text
+from bpelab.files import PathLike, open_text
 from bpelab.messages import named
 from bpelab.patterns import last_safe_cut
-
-PathLike = Union[str, "os.PathLike[str]"]
-
 
 BLOCK_SIZE = 1 << 16
 """How much text is chunked at a time (characters of a string, bytes of a

@@ -19,14 +19,13 @@ from concurrent.futures import BrokenExecutor
 
 from bpe import (PATTERNS, TIE_RULES, UNK, SpecialTokenInText, Tokenizer, count_chunks, read_file_bytes,
                  reference_encode, write_text_atomic)
-from bpelab import huggingface, tiktoken_files
 from bpelab import widget as widget_page
 from bpelab.display import (format_table, id_text, made_from, render_colour, render_plain, token_spans, token_text,
                             visible)
 from bpelab.messages import named, shown
 from bpelab.patterns import DEFAULT_PATTERN
 from bpelab.terminal import (BROKEN_PIPE_STATUS, MAX_ID_DIGITS, OUT, PROGRAM, CommandError, UsageError,
-                             argument_text, bytes_progress, check_output, describe, input_blocks, on_terminal,
+                             argument_text, bytes_progress, check_output, describe, input_blocks, is_standard_input, on_terminal,
                              parse_ids, read_stdin, read_text, reading_progress, terminal_line)
 
 
@@ -43,8 +42,18 @@ EXPLAIN_TOKENS = 40
 
 
 def load_tokenizer(args):
-    """The tokenizer named by ``-t``."""
+    """The tokenizer named by ``-t``; standard input cannot give both it and the text."""
+    if reads_standard_input(args) and is_standard_input(args.tokenizer):
+        raise UsageError("-t reads the tokenizer from standard input, which cannot give the text or IDs as well: "
+                         "give them as arguments" + (" or with --file" if "file" in args else ""))
     return Tokenizer.load(args.tokenizer)
+
+
+def reads_standard_input(args):
+    """Whether the command takes its text (or its IDs) from standard input."""
+    if "ids" in args:
+        return args.ids in ([], ["-"])
+    return getattr(args, "text", None) == "-" and getattr(args, "file", None) is None
 
 
 MERGE_TABLE_HEADER = "| merge | pair | token | count |\n| --- | --- | --- | --- |\n"
@@ -256,11 +265,11 @@ def command_convert(args):
     if raw.lstrip().startswith(b"{"):
         if args.pattern or args.special:
             raise UsageError("a Hugging Face file names its own pattern and special tokens: drop --pattern/--special")
-        tokenizer = huggingface.load_huggingface(Tokenizer, args.source, raw)
+        tokenizer = Tokenizer.load_huggingface(args.source, raw=raw)
     else:
         if not args.pattern:
             raise UsageError("a .tiktoken file needs --pattern: cl100k for GPT-4's cl100k_base, o200k for GPT-4o's")
-        tokenizer = tiktoken_files.load_tiktoken(Tokenizer, args.source, args.pattern, dict(args.special), raw)
+        tokenizer = Tokenizer.load_tiktoken(args.source, args.pattern, dict(args.special), raw=raw)
     tokenizer.save(args.output)
     OUT.write(f"{args.output}: {len(tokenizer):,} IDs, {len(tokenizer.merges):,} merges, pattern {tokenizer.pattern}, "
               f"{len(tokenizer.special_tokens):,} special tokens\n")

@@ -75,8 +75,12 @@ def token_spans(tokenizer, text, ids):
 
 
 def token_texts(tokenizer, text, ids):
-    """Each token of ``text`` (its IDs ``ids``) as the text it covers, a cut character's bytes as ``\\xNN``."""
-    return ["".join(escape(char) if is_cut_byte(char) else char for char in span)
+    """Each token of ``text`` (its IDs ``ids``) as the text it covers, a cut character's bytes as ``\\xNN``.
+
+    A real backslash is written ``\\\\``, so that it can never be taken for the
+    start of such an escape (as ``show`` writes both).
+    """
+    return ["".join(escape(char) if is_cut_byte(char) or char == "\\" else char for char in span)
             for span in token_spans(tokenizer, text, ids)]
 
 

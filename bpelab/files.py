@@ -102,11 +102,12 @@ def _read_pipe(path):
     handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     waiting = select.poll()
     waiting.register(handle, select.POLLIN)
-    blocks, size = [], 0
+    data = bytearray()  # grows in place: refusing a pipe past the limit holds it once, not twice
     try:
-        while size <= MAX_FILE_BYTES:
+        while len(data) <= MAX_FILE_BYTES:
             if not waiting.poll(PIPE_WAIT * 1000):
-                raise ValueError(f"{named(path)}: a pipe that sent nothing for {PIPE_WAIT:g} seconds; "
+                more = " more" if data else ""
+                raise ValueError(f"{named(path)}: a pipe that sent nothing{more} for {PIPE_WAIT:g} seconds; "
                                  "is the program that writes to it running?")
             try:
                 block = os.read(handle, 1 << 16)
@@ -114,11 +115,10 @@ def _read_pipe(path):
                 continue  # woken with nothing to read yet
             if not block:
                 break
-            blocks.append(block)
-            size += len(block)
+            data += block
     finally:
         os.close(handle)
-    return b"".join(blocks)
+    return bytes(data)
 
 
 def gunzip(data, path):
@@ -245,6 +245,25 @@ class _Terminated(BaseException):
     """SIGTERM arrived while a file was being written."""
 
 
+def _unwind(signal_number, frame):
+    """The SIGTERM handler while a file is being written: unwind, so the temporary file is removed."""
+    raise _Terminated
+
+
+def _not_in_a_child():
+    """After a fork, give a child (a worker process) SIGTERM's default action back, if it inherited ``_unwind``.
+
+    A worker forked while its parent writes a file must not unwind the
+    parent's write on SIGTERM, nor print a traceback: it simply ends.
+    """
+    if signal.getsignal(signal.SIGTERM) is _unwind:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_not_in_a_child)
+
+
 @contextlib.contextmanager
 def stopping_cleanly():
     """Let SIGTERM unwind the write (so its temporary file is removed), then end the process as SIGTERM does.
@@ -255,11 +274,7 @@ def stopping_cleanly():
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
         yield
         return
-
-    def unwind(signal_number, frame):
-        raise _Terminated
-
-    signal.signal(signal.SIGTERM, unwind)
+    signal.signal(signal.SIGTERM, _unwind)
     try:
         yield
     except _Terminated:

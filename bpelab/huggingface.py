@@ -14,6 +14,7 @@ order, then the special ("added") tokens. Anything else is refused by name.
 """
 
 import json
+from typing import Optional
 
 from bpelab.checks import REPLACEMENT_CHARACTER, UNK
 from bpelab.files import PathLike, parse_json, read_json, write_text_atomic
@@ -21,8 +22,8 @@ from bpelab.messages import named, shown
 from bpelab.patterns import PATTERNS, pattern_source
 
 
-def huggingface_body(tokenizer):
-    """A Hugging Face ``tokenizer.json`` body that gives our IDs, tokens and decoded text."""
+def to_huggingface(tokenizer) -> dict:
+    """The tokenizer as a Hugging Face ``tokenizer.json`` dict, giving our IDs, tokens and text (``Tokenizer.to_huggingface``)."""
     split = {
         "type": "Split",
         "pattern": {"Regex": pattern_source(tokenizer.pattern, "oniguruma")},
@@ -67,10 +68,12 @@ def huggingface_body(tokenizer):
     }
 
 
-def load_huggingface(cls, path, raw=None):
-    """Read a Hugging Face ``tokenizer.json`` and build the tokenizer it describes with ``cls``, or say what is unsupported.
+def load_huggingface(cls, path: PathLike, *, raw: Optional[bytes] = None):
+    """Import a Hugging Face ``tokenizer.json`` of the byte-level BPE kind (GPT-2's), or one we saved.
 
-    ``raw``, if given, is the file's bytes, already read (a pipe can be read only once).
+    (``Tokenizer.load_huggingface``.) The tokenizer is built with ``cls``;
+    what it cannot match exactly is refused, saying what. ``raw``, if given,
+    is the file's bytes, already read (a pipe can be read only once).
     """
     data = read_json(path) if raw is None else parse_json(raw, path)
     try:
@@ -185,20 +188,7 @@ def _huggingface_added_tokens(added_tokens):
     return specials
 
 
-class HuggingFaceMethods:
-    """The ``Tokenizer``'s methods for Hugging Face's files (``bpe.Tokenizer`` inherits them)."""
 
-    __slots__ = ()  # a base class of bpe.Tokenizer, which keeps its own attributes
-
-    @classmethod
-    def load_huggingface(cls, path: PathLike):
-        """Import a Hugging Face ``tokenizer.json`` of the byte-level BPE kind (GPT-2's), or one we saved."""
-        return load_huggingface(cls, path)
-
-    def to_huggingface(self) -> dict:
-        """The tokenizer as a Hugging Face ``tokenizer.json`` dict (a BPE model)."""
-        return huggingface_body(self)
-
-    def save_huggingface(self, path: PathLike) -> None:
-        """Write a ``tokenizer.json`` that ``tokenizers.Tokenizer.from_file`` loads, atomically."""
-        write_text_atomic(path, json.dumps(self.to_huggingface(), indent=1, ensure_ascii=False) + "\n")
+def save_huggingface(tokenizer, path: PathLike) -> None:
+    """Write a ``tokenizer.json`` that ``tokenizers.Tokenizer.from_file`` loads, atomically (``Tokenizer.save_huggingface``)."""
+    write_text_atomic(path, json.dumps(tokenizer.to_huggingface(), indent=1, ensure_ascii=False) + "\n")

@@ -4,7 +4,7 @@ Every refusal in the lab says what was wrong, with which value, and what
 would be right. A value may be huge (a million-character text, an integer of
 a million digits) or hold a newline (a file name), so messages quote values
 through ``shown`` and file names through ``named``, which keep every message
-one short line.
+one short line, from ``bpe.Tokenizer``'s checks to the command line's.
 """
 
 import os

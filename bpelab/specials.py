@@ -1,8 +1,8 @@
 """Special tokens: text such as ``<|endoftext|>`` that stands for one ID of its own.
 
-The lab's ``Tokenizer`` has none; real ones do. A special token's text is
-never cut into chunks or merged: training leaves it out, and ``encode``
-finds it in the text first and encodes only the stretches between, as
+The lab's tokenizer has none; real ones do. A special token's text is
+never cut into chunks or merged: training leaves it out, and
+``bpe.Tokenizer.encode`` finds it in the text first and encodes only the stretches between, as
 tiktoken does. This module checks special tokens, gives them their IDs, and
 finds them in text quickly however many there are.
 """

@@ -11,11 +11,12 @@ never with NO_COLOR set or TERM=dumb.
 import contextlib
 import json
 import os
+import stat
 import sys
 import time
 
 from bpelab.blocks import read_blocks, stream_blocks
-from bpelab.files import check_output_path, open_text
+from bpelab.files import check_output_path, file_kind, open_text
 from bpelab.messages import named, shown
 
 
@@ -74,12 +75,25 @@ OUT = Output()
 
 
 def stdin_stream():
-    """Standard input as a binary stream; a closed one is a one-line error."""
+    """Standard input as a binary stream; a closed one, or a device that never ends (``< /dev/zero``), is refused."""
     if sys.stdin is None:
         raise CommandError("standard input is closed; give the text as an argument or with --file")
     if sys.stdin.isatty():
         print(f"{PROGRAM}: reading the text from the terminal; end it with Ctrl-D", file=sys.stderr)
+        return sys.stdin.buffer
+    mode = os.fstat(sys.stdin.fileno()).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+        raise CommandError(f"standard input is {file_kind(mode)}, which is not read as text; "
+                           "give a regular file, a pipe or a terminal")
     return sys.stdin.buffer
+
+
+def is_standard_input(path):
+    """Whether ``path`` names the file standard input reads (``/dev/stdin``, ``/proc/self/fd/0``, the same pipe)."""
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(0))
+    except (OSError, ValueError):
+        return False
 
 
 def read_stdin():

@@ -109,10 +109,16 @@ def _pair_by_cuts(token, rank, rank_of, merged_id, parts):
     return None
 
 
-def load_tiktoken(cls, path, pattern, special_tokens, raw=None):
-    """Read and check a tiktoken ranks file, recover its merges, and build the byte-level tokenizer with ``cls``.
+def load_tiktoken(cls, path: PathLike, pattern: str, special_tokens: Optional[Mapping[str, int]] = None, *,
+                  raw: Optional[bytes] = None):
+    """Import a tiktoken ranks file (``.tiktoken``, or gzip-compressed ``.gz``) as a byte-level tokenizer.
 
-    ``raw``, if given, is the file's bytes, already read (a pipe can be read only once).
+    (``Tokenizer.load_tiktoken``.) ``pattern`` names the chunk pattern the
+    vocabulary was made for (``"cl100k"`` for GPT-4's ``cl100k_base``,
+    ``"o200k"`` for GPT-4o's); ``special_tokens`` is a dict of text -> ID, or
+    None for none. Each token's merge pair is recovered as tiktoken itself
+    would build it, and the tokenizer built with ``cls``. ``raw``, if given,
+    is the file's bytes, already read (a pipe can be read only once).
     """
     check_pattern(pattern)
     if special_tokens is not None and not isinstance(special_tokens, dict):
@@ -167,8 +173,8 @@ def _parse_ranks(data, path):
     return token_bytes, line_numbers
 
 
-def tiktoken_arguments(tokenizer):
-    """Keyword arguments for ``tiktoken.Encoding``, checked to give the same IDs as ``tokenizer``.
+def to_tiktoken(tokenizer) -> dict:
+    """Keyword arguments for ``tiktoken.Encoding(**kwargs)`` that give the same IDs (``Tokenizer.to_tiktoken``).
 
     tiktoken is byte-level only, and ranks joined bytes rather than pairs
     (see above): a hand-made merge list can build a token from two
@@ -208,23 +214,3 @@ def tiktoken_arguments(tokenizer):
         "special_tokens": dict(tokenizer.special_tokens),
     }
 
-
-class TiktokenMethods:
-    """The ``Tokenizer``'s methods for tiktoken's files (``bpe.Tokenizer`` inherits them)."""
-
-    __slots__ = ()  # a base class of bpe.Tokenizer, which keeps its own attributes
-
-    @classmethod
-    def load_tiktoken(cls, path: PathLike, pattern: str, special_tokens: Optional[Mapping[str, int]] = None):
-        """Import a tiktoken ranks file (``.tiktoken``, or gzip-compressed ``.gz``) as a byte-level tokenizer.
-
-        ``pattern`` names the chunk pattern the vocabulary was made for
-        (``"cl100k"`` for GPT-4's ``cl100k_base``, ``"o200k"`` for GPT-4o's);
-        ``special_tokens`` is a dict of text -> ID, or None for none. Each
-        token's merge pair is recovered as tiktoken itself would build it.
-        """
-        return load_tiktoken(cls, path, pattern, special_tokens)
-
-    def to_tiktoken(self) -> dict:
-        """Keyword arguments for ``tiktoken.Encoding(**kwargs)`` that give the same IDs."""
-        return tiktoken_arguments(self)

@@ -152,9 +152,19 @@ def _token_file_options(tokenizer, paths, workers, separator, allowed_special, d
     return paths, specials
 
 
-def encode_files(tokenizer, paths, out_path, workers, separator, allowed_special, disallowed_special, block_size,
-                 progress):
-    """``Tokenizer.encode_files``: the token file and its description, both written atomically."""
+def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, workers: int = 1,
+                 separator: Optional[str] = None, allowed_special: SpecialChoice = (),
+                 disallowed_special: SpecialChoice = "all", block_size: int = BLOCK_SIZE,
+                 progress: Progress = None) -> dict:
+    """Encode UTF-8 files into one flat file of token IDs for training a model; return its description.
+
+    (``Tokenizer.encode_files``.) Each file's IDs are exactly ``encode`` of
+    its whole text, in order, with the special token ``separator`` (if given)
+    after each; memory holds a few blocks, not the text; ``progress(bytes_done,
+    bytes_total)`` hears of each block. ``out_path + ".json"`` describes the
+    file (this module's docstring gives the format and how to read it); both
+    are written atomically.
+    """
     paths, specials = _token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special,
                                           block_size)
     check_callback(progress, "progress")
@@ -195,8 +205,13 @@ def encode_files(tokenizer, paths, out_path, workers, separator, allowed_special
     return summary
 
 
-def count_files(tokenizer, paths, workers, allowed_special, disallowed_special, block_size, progress):
-    """``Tokenizer.count_files``: the tokens of each file, encoded as ``encode_files`` would, then counted."""
+def count_files(tokenizer, paths: Sequence[PathLike], *, workers: int = 1, allowed_special: SpecialChoice = (),
+                disallowed_special: SpecialChoice = "all", block_size: int = BLOCK_SIZE,
+                progress: Progress = None) -> list[int]:
+    """The number of tokens in each of the UTF-8 files, read block by block as ``encode_files`` reads them.
+
+    (``Tokenizer.count_files``.)
+    """
     paths, specials = _token_file_options(tokenizer, paths, workers, None, allowed_special, disallowed_special,
                                           block_size)
     check_callback(progress, "progress")
@@ -216,10 +231,12 @@ def special_choice(tokenizer, allowed_special, disallowed_special):
     return {"allowed_special": allowed_special, "disallowed_special": disallowed_special}
 
 
-def encode_batch(tokenizer, texts, workers, allowed_special, disallowed_special):
-    """``Tokenizer.encode_batch``: each text's IDs, in order; with ``workers`` above 1, that many processes share them.
+def encode_batch(tokenizer, texts: Sequence[str], *, workers: int = 1, allowed_special: SpecialChoice = (),
+                 disallowed_special: SpecialChoice = "all") -> list[list[int]]:
+    """Encode each of ``texts``: a list of ID lists, in order (``Tokenizer.encode_batch``).
 
-    Each worker is given the tokenizer once, when it starts, with what it has cached.
+    With ``workers`` above 1, that many processes share the work; each is
+    given the tokenizer once, when it starts, with what it has cached.
     """
     check_list(texts, "texts", "strings")
     for text in texts:
@@ -232,34 +249,3 @@ def encode_batch(tokenizer, texts, workers, allowed_special, disallowed_special)
         return list(pool.map(functools.partial(_encode_in_worker, specials=specials), texts,
                              chunksize=max(1, len(texts) // (4 * workers))))
 
-
-class TokenFileMethods:
-    """The ``Tokenizer``'s methods for datasets (``bpe.Tokenizer`` inherits them): many texts, whole files."""
-
-    __slots__ = ()  # a base class of bpe.Tokenizer, which keeps its own attributes
-
-    def encode_batch(self, texts: Sequence[str], *, workers: int = 1, allowed_special: SpecialChoice = (),
-                     disallowed_special: SpecialChoice = "all") -> list[list[int]]:
-        """Encode each of ``texts``: a list of ID lists, in order, shared among ``workers`` processes if above 1."""
-        return encode_batch(self, texts, workers, allowed_special, disallowed_special)
-
-    def encode_files(self, paths: Sequence[PathLike], out_path: PathLike, *, workers: int = 1,
-                     separator: Optional[str] = None, allowed_special: SpecialChoice = (),
-                     disallowed_special: SpecialChoice = "all", block_size: int = BLOCK_SIZE,
-                     progress: Progress = None) -> dict:
-        """Encode UTF-8 files into one flat file of token IDs for training a model; return its description.
-
-        Each file's IDs are exactly ``encode`` of its whole text, in order,
-        with the special token ``separator`` (if given) after each; memory
-        holds a few blocks, not the text; ``progress(bytes_done,
-        bytes_total)`` hears of each block. ``out_path + ".json"`` describes
-        the file (this module's docstring gives the format and how to read it).
-        """
-        return encode_files(self, paths, out_path, workers, separator, allowed_special, disallowed_special,
-                            block_size, progress)
-
-    def count_files(self, paths: Sequence[PathLike], *, workers: int = 1, allowed_special: SpecialChoice = (),
-                    disallowed_special: SpecialChoice = "all", block_size: int = BLOCK_SIZE,
-                    progress: Progress = None) -> list[int]:
-        """The number of tokens in each of the UTF-8 files, read block by block as ``encode_files`` reads them."""
-        return count_files(self, paths, workers, allowed_special, disallowed_special, block_size, progress)

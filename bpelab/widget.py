@@ -15,10 +15,10 @@ and works offline. ``python3 bpe.py widget`` writes it to a file.
 The script is part of the lesson and is written to be read. It is the simple
 algorithm of bpe.py's section 1, not the fast engine: count the pairs over the
 distinct words (each weighted by how often it occurs), take the best, merge
-it everywhere, repeat. It cuts words with GPT-2's rule as bpe.py's ``gpt2``
-pattern does, so the page and ``Tokenizer.train(text, size, pattern="gpt2",
-ties=...)`` learn the same merges with the same counts (test_widget.py checks
-this on random texts). The page's limits:
+it everywhere, repeat. It cuts words with GPT-2's rule as the ``gpt2``
+pattern does (``bpelab.patterns``), so the page and ``bpe.Tokenizer.train(text,
+size, pattern="gpt2", ties=...)`` learn the same merges with the same counts
+(tests/test_widget.py checks this on random texts). The page's limits:
 
 - Texts longer than ``MAX_CHARS`` characters are refused with a message:
   "Back" and every change of text or settings retrain from the start, and

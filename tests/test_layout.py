@@ -1,7 +1,7 @@
 """The house: ``bpe.py`` is the lesson on top, the package ``bpelab`` is the machinery below it.
 
 These tests read the project's source with ``ast`` and hold it to the
-layout DEVELOPERS.md describes: imports go one way and never in a circle,
+layout that README's map and ``bpelab/__init__.py`` draw: imports go one way and never in a circle,
 no module reaches into another's private names, the package never imports
 ``bpe`` (except the programs that use its public API), the lesson stays
 short enough to read in a sitting, and the names later lessons import stay
@@ -15,6 +15,7 @@ import sys
 import unittest
 
 import bpe
+import bpelab
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -28,7 +29,7 @@ TODAYS_NAMES = [
 ]
 """``bpe.__all__`` before the machinery moved into the package; later issues may add names, never remove these."""
 
-PROGRAMS = {"bpelab.cli", "bpelab.widget"}
+PROGRAMS = {"bpelab.cli"}
 """The package's modules that may import ``bpe`` (its public API only): the programs built on top of it."""
 
 LESSON_LINES = 700
@@ -64,6 +65,17 @@ def import_nodes(module):
             yield node
 
 
+def absolute(module, node):
+    """The module an ``ImportFrom`` names, with a relative one (``from . import x``) resolved against ``module``."""
+    if not node.level:
+        return node.module
+    parts = module.split(".")
+    if SOURCES[module].endswith("__init__.py"):  # a package's own module: ``.`` is the package itself
+        parts.append("__init__")
+    package = parts[:-node.level]
+    return ".".join(package + ([node.module] if node.module else [])) or None
+
+
 def imported(module):
     """``(module it imports, names taken from it, line)`` for every import in ``module`` that is of the project."""
     for node in import_nodes(module):
@@ -71,13 +83,14 @@ def imported(module):
             for alias in node.names:
                 if alias.name in SOURCES:
                     yield alias.name, (), node.lineno
-        elif isinstance(node, ast.ImportFrom) and node.module in SOURCES and not node.level:
+        elif isinstance(node, ast.ImportFrom) and absolute(module, node) in SOURCES:
+            source = absolute(module, node)
             for alias in node.names:
-                submodule = f"{node.module}.{alias.name}"
+                submodule = f"{source}.{alias.name}"
                 if submodule in SOURCES:
                     yield submodule, (), node.lineno
                 else:
-                    yield node.module, (alias.name,), node.lineno
+                    yield source, (alias.name,), node.lineno
 
 
 def module_aliases(module):
@@ -88,10 +101,10 @@ def module_aliases(module):
             for alias in node.names:
                 if alias.name in SOURCES:
                     aliases[alias.asname or alias.name] = alias.name
-        elif isinstance(node, ast.ImportFrom) and node.module in SOURCES:
+        elif isinstance(node, ast.ImportFrom) and absolute(module, node) in SOURCES:
             for alias in node.names:
-                if f"{node.module}.{alias.name}" in SOURCES:
-                    aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                if f"{absolute(module, node)}.{alias.name}" in SOURCES:
+                    aliases[alias.asname or alias.name] = f"{absolute(module, node)}.{alias.name}"
     return aliases
 
 
@@ -139,6 +152,19 @@ class ImportTests(unittest.TestCase):
                         and node.value.id in aliases and node.attr.startswith("_") and not node.attr.startswith("__"):
                     self.fail(f"{module}:{node.lineno} uses {aliases[node.value.id]}.{node.attr}")
 
+    def test_the_map_of_the_package_has_every_module_above_those_it_imports(self):
+        floors = {}  # module -> its line in the map (0 at the top); modules on one line share it
+        for floor, line in enumerate(line for line in bpelab.__doc__.splitlines() if line.startswith("    ")):
+            for name in line.strip().split("  ")[0].split(", "):
+                floors[f"bpelab.{name}"] = floor
+        package = {module for module in CODE if module.startswith("bpelab.")}
+        self.assertEqual(sorted(package - set(floors)), [], "modules missing from the map in bpelab/__init__.py")
+        for module in sorted(package):
+            for target, _, line in imported(module):
+                if target in floors and target != module:
+                    self.assertLess(floors[module], floors[target], f"{module}:{line} imports {target}, "
+                                    "which the map puts above it (or beside it)")
+
     def test_make_corpus_needs_only_the_standard_library(self):
         for node in ast.walk(TREES["make_corpus"]):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -172,10 +198,13 @@ class LayoutTests(unittest.TestCase):
             elif module.startswith("bpelab") and module not in GENERATED:
                 self.assertLessEqual(lines, MODULE_LINES, f"{module} has {lines} lines: two concerns?")
 
-    def test_every_module_opens_with_what_it_adds(self):
+    def test_every_module_opens_with_what_it_adds_to_the_lesson(self):
         for module in sorted(CODE):
             docstring = ast.get_docstring(TREES[module])
             self.assertTrue(docstring and len(docstring.split()) >= 8, f"{module} has no docstring worth the name")
+            if module.startswith("bpelab.") and module not in GENERATED:
+                self.assertRegex(docstring, r"\bbpe(\.py|\.\w+|``)", f"{module}'s docstring does not say how it "
+                                 "relates to the lesson (which part of bpe.py it equals, serves or extends)")
 
     def test_the_lesson_meets_the_definitions_before_the_tokenizer(self):
         order = [node.name for node in TREES["bpe"].body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]

@@ -178,6 +178,13 @@ class BatchTests(unittest.TestCase):
         # A save tidies up its own temporary file on SIGTERM; workers started meanwhile must simply end.
         with files.stopping_cleanly(), token_files.worker_pool(TOKENIZERS["bytes"], 1) as pool:
             self.assertEqual(pool.submit(signal.getsignal, signal.SIGTERM).result(), signal.SIG_DFL)
+        # ... from the moment they exist, not only once they start work (else SIGTERM sent to a worker
+        # between its fork and its start printed the parent's unwinding as a traceback)
+        with files.stopping_cleanly():
+            child = os.fork()
+            if child == 0:
+                os._exit(0 if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL else 1)
+            self.assertEqual(os.waitpid(child, 0)[1], 0)
 
     def test_bad_arguments_are_refused_before_any_work(self):
         tokenizer = TOKENIZERS["bytes"]
