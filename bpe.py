@@ -35,6 +35,7 @@ from bpelab.messages import named, shown
 from bpelab.patterns import DEFAULT_PATTERN, PATTERNS, check_pattern, chunker, compiled, last_safe_cut, pattern_source
 from bpelab.specials import SpecialChoice, SpecialTokenInText, SpecialTokenMatcher, special_token_ids
 from bpelab.huggingface import HuggingFaceMethods
+from bpelab.official import OfficialMethods
 from bpelab.tiktoken_files import TiktokenMethods
 from bpelab.token_files import TokenFileMethods, token_file_dtype
 from bpelab.training import OnMerge, Progress, check_chunk_counts, count_chunks, start_sequences, training_options
@@ -214,7 +215,7 @@ def chunks(text: str, pattern: str = "lab") -> list[str]:
 # --------------------------------------------------------------------------
 
 
-class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
+class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods, OfficialMethods):
     """A trained, built or loaded BPE vocabulary that encodes text to IDs and back.
 
     >>> tok = Tokenizer.train("the cat sat on the mat, the cat sat", 20)
@@ -247,7 +248,7 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
     libraries' files come from the package, each in its own room: ``encode_batch``, ``encode_files``
     and ``count_files`` (``bpelab.token_files``), ``load_tiktoken`` and ``to_tiktoken``
     (``bpelab.tiktoken_files``), ``load_huggingface``, ``to_huggingface`` and ``save_huggingface``
-    (``bpelab.huggingface``).
+    (``bpelab.huggingface``), ``load_named`` (``bpelab.official``).
     """
 
     def __init__(self, alphabet: Optional[Sequence[str]], merges: Sequence[tuple[str, str]], *, byte_level: bool = False,

@@ -19,7 +19,7 @@ from concurrent.futures import BrokenExecutor
 
 from bpe import (PATTERNS, TIE_RULES, UNK, SpecialTokenInText, Tokenizer, count_chunks, read_file_bytes,
                  reference_encode, write_text_atomic)
-from bpelab import huggingface, tiktoken_files
+from bpelab import huggingface, official, tiktoken_files
 from bpelab import widget as widget_page
 from bpelab.display import (format_table, id_text, made_from, render_colour, render_plain, token_spans, token_text,
                             visible)
@@ -43,8 +43,8 @@ EXPLAIN_TOKENS = 40
 
 
 def load_tokenizer(args):
-    """The tokenizer named by ``-t``."""
-    return Tokenizer.load(args.tokenizer)
+    """The tokenizer named by ``-t``: a file of any format the lab reads, or an official name (``bpelab.official``)."""
+    return official.open_tokenizer(Tokenizer, args.tokenizer)
 
 
 MERGE_TABLE_HEADER = "| merge | pair | token | count |\n| --- | --- | --- | --- |\n"
@@ -312,6 +312,10 @@ def command_widget(args):
     OUT.write(f"{args.output}: open it in a browser (for example file://{os.path.abspath(args.output)})\n")
 
 
+TOKENIZER_HELP = ("a tokenizer file (the lab's, a Hugging Face tokenizer.json or an official .tiktoken) or an "
+                  "official vocabulary's name: gpt2, cl100k (GPT-4) or o200k (GPT-4o); an existing file wins")
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line, like every other error."""
 
@@ -335,7 +339,8 @@ def build_parser():
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
     tokenizer = Parser(add_help=False)
-    tokenizer.add_argument("-t", "--tokenizer", required=True, metavar="TOK.json", help="the tokenizer file")
+    tokenizer.add_argument("-t", "--tokenizer", required=True, metavar="TOK",
+                           help=TOKENIZER_HELP)
     text = Parser(add_help=False)
     text.add_argument("text", nargs="?", default="-", metavar="TEXT",
                       help="the text itself (not a file name); - or nothing reads standard input")
