@@ -27,6 +27,7 @@ from bpelab.byte_level import (BYTE_TO_CHAR, CHAR_TO_BYTE, SINGLE_BYTES, bytes_t
                                replace_lone_surrogates, token_offsets)
 from bpelab.checks import (REPLACEMENT_CHARACTER, UNK, check_alphabet, check_byte_alphabet, check_choice, check_flag,
                            check_merges, check_no_surrogate, check_paths, check_positive_int, check_text, decoded_values)
+from bpelab.compare import compare
 from bpelab.engine import CACHE_LIMIT, TIE_RULES, ChunkCache, Pair, Token, encode_chunk, report_progress, train_merges
 from bpelab.files import (MAX_FILE_BYTES, PathLike, atomic_writer, check_output_path, read_file_bytes, read_json,
                           write_text_atomic)
@@ -50,7 +51,7 @@ __all__ = [
     "BYTE_TO_CHAR", "CHAR_TO_BYTE", "bytes_to_display", "display_to_bytes", "replace_lone_surrogates",
     "train_merges", "encode_chunk", "chunker", "count_chunks", "CACHE_LIMIT",
     "MAX_FILE_BYTES", "read_file_bytes", "read_json", "token_file_dtype", "check_output_path", "atomic_writer",
-    "write_text_atomic",
+    "write_text_atomic", "compare",
 ]
 
 # --------------------------------------------------------------------------
