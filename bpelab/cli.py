@@ -20,7 +20,7 @@ from concurrent.futures import BrokenExecutor
 from bpe import (PATTERNS, TIE_RULES, UNK, SpecialTokenInText, Tokenizer, count_chunks, read_file_bytes,
                  reference_encode, write_text_atomic)
 from bpelab import compare as comparison
-from bpelab import huggingface, official, tiktoken_files
+from bpelab import huggingface, official, tiktoken_files, view
 from bpelab import widget as widget_page
 from bpelab.display import (format_table, id_text, made_from, render_colour, render_plain, token_spans, token_text,
                             visible)
@@ -390,6 +390,19 @@ TOKENIZER_HELP = ("a tokenizer file (the lab's, a Hugging Face tokenizer.json or
                   "official vocabulary's name: gpt2, cl100k (GPT-4) or o200k (GPT-4o); an existing file wins")
 
 
+def command_view(args):
+    """Serve the page that shows the tokenizers side by side, on 127.0.0.1, until Ctrl-C."""
+    text = argument_text(args.text, "--text")
+    tokenizers = load_tokenizers(args)
+
+    def ready(address):
+        OUT.write(f"{address}  (bpe view of {', '.join(tokenizers)}; open it in a browser, stop with Ctrl-C)\n",
+                  flush=True)
+
+    view.serve(tokenizers, text, ready)
+    print(f"{PROGRAM}: stopped", file=sys.stderr)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line, like every other error."""
 
@@ -487,6 +500,10 @@ def build_parser():
                               "bytes per token, for each language and tokenizer")
     compare.add_argument("-o", "--output", metavar="COSTS.svg", help="with --languages: also draw them as an SVG chart")
     compare.add_argument("--json", action="store_true", help="print the records as JSON (see docs/command-line.md)")
+    viewer = add("view", command_view, "serve a page on this computer showing texts' tokens in several tokenizers, "
+                 "and how each token was built", [several])
+    viewer.add_argument("--text", default=view.DEFAULT_TEXT, metavar="TEXT",
+                        help=f"the text the page starts with (default: {view.DEFAULT_TEXT!r})")
     widget = add("widget", command_widget, "write a web page that steps through BPE training, for any browser")
     widget.add_argument("-o", "--output", default="bpe-widget.html", metavar="PAGE.html",
                         help="where to write the page (default bpe-widget.html)")

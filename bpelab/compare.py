@@ -75,15 +75,18 @@ def language_costs(tokenizers):
     ``tokens_per_sentence`` (the language's sentences' tokens, over their
     number), ``parity`` (its tokens over English's, the same sentences in
     English, with the same tokenizer) and ``bytes_per_token`` (the
-    sentences' UTF-8 bytes over their tokens). Special tokens' text is read
-    as ordinary text.
+    sentences' UTF-8 bytes over their tokens) and ``unknown`` (how many of
+    the tokens are ``<unk>``: characters a character-level tokenizer lacks,
+    cheap in tokens but lost). Special tokens' text is read as ordinary text.
     """
     table = languages()
     sentences = [sentence for language in table for sentence in language["sentences"]]
     records = compare(tokenizers, sentences, disallowed_special=())
-    tokens = {}
+    tokens, unknown = {}, {}
     for record in records:
         tokens[record["tokenizer"], record["text"]] = record["tokens"]
+        byte_level = tokenizers[record["tokenizer"]].byte_level
+        unknown[record["tokenizer"], record["text"]] = 0 if byte_level else record["ids"].count(0)
     costs = []
     for label in tokenizers:
         english = sum(tokens[label, sentence] for sentence in table[0]["sentences"])
@@ -92,7 +95,8 @@ def language_costs(tokenizers):
             size = sum(len(sentence.encode("utf-8")) for sentence in language["sentences"])
             costs.append({"tokenizer": label, "code": language["code"], "language": language["name"],
                           "script": language["script"], "tokens_per_sentence": count / len(language["sentences"]),
-                          "parity": ratio(count, english), "bytes_per_token": ratio(size, count)})
+                          "parity": ratio(count, english), "bytes_per_token": ratio(size, count),
+                          "unknown": sum(unknown[label, sentence] for sentence in language["sentences"])})
     return costs
 
 
@@ -103,7 +107,8 @@ def language_table(costs):
     rows = {}
     for cost in costs:
         rows.setdefault((cost["language"], cost["script"]), []).append(
-            f"{cost['tokens_per_sentence']:.1f} ×{cost['parity']:.2f} {cost['bytes_per_token']:.1f}")
+            f"{cost['tokens_per_sentence']:.1f} ×{cost['parity']:.2f} {cost['bytes_per_token']:.1f}"
+            + (f", {cost['unknown']:,} unknown" if cost["unknown"] else ""))
     lines = ["Each cell: tokens per sentence, ×parity (tokens over English's), UTF-8 bytes per token.", "",
              "| language (script) | " + " | ".join(markdown_cell(label) for label in labels) + " |",
              "| --- |" + " ---: |" * len(labels)]
