@@ -393,6 +393,8 @@ TOKENIZER_HELP = ("a tokenizer file (the lab's, a Hugging Face tokenizer.json or
 def command_view(args):
     """Serve the page that shows the tokenizers side by side, on 127.0.0.1, until Ctrl-C."""
     text = argument_text(args.text, "--text")
+    if len(text) > view.MAX_CHARS:
+        raise UsageError(f"--text has {len(text):,} characters; the page takes at most {view.MAX_CHARS:,}")
     tokenizers = load_tokenizers(args)
 
     def ready(address):

@@ -179,6 +179,8 @@ def merge_tree(tokenizer, token_id, most=MAX_TREE_NODES):
     [(0, 'akb', 2), (1, 'ak', 1), (2, 'a', None), (2, 'k', None), (1, 'b', None)]
     """
     vocab, first_merge = tokenizer.vocab, len(tokenizer.ids) - len(tokenizer.merges)
+    if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < len(vocab):
+        raise ValueError(f"token_id must be an ID from 0 to {len(vocab) - 1}, not {token_id!r}")
     text = "" if vocab[token_id] is None else id_text(tokenizer, token_id)
     built = {"id": token_id, "text": text, "reason": None, "nodes": [], "more": 0}
     if vocab[token_id] is None:

@@ -237,7 +237,7 @@ def open_tokenizer(cls, source):
     if not isinstance(source, (str, os.PathLike)) or not os.path.exists(source):
         if official_name(source):
             return load_named(cls, source)
-        if isinstance(source, str):  # a path or a name mistyped: say both
+        if isinstance(source, str) and os.sep not in source and "." not in source:  # a name mistyped, perhaps
             raise FileNotFoundError(errno.ENOENT, f"no such file, nor an official vocabulary's name ({', '.join(NAMES)})",
                                     source)
     raw = read_file_bytes(source, "tokenizer")

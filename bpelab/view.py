@@ -207,7 +207,7 @@ STYLE = """
             border-radius: 6px; padding: .4rem; }
   .tok { font: inherit; display: inline-flex; flex-direction: column; align-items: center; border: 1px solid
          transparent; border-radius: 4px; padding: 0 .25em; cursor: pointer; color: #1c1c21; }
-  .tok .piece { font-family: ui-monospace, Menlo, Consolas, monospace; white-space: pre; }
+  .tok .piece { font-family: ui-monospace, Menlo, Consolas, monospace; white-space: pre; unicode-bidi: isolate; }
   .tok .id { font-size: .7rem; color: var(--muted); font-variant-numeric: tabular-nums; }
   .c0 { background: #ffe1a8; } .c1 { background: #c8ecf7; } .c2 { background: #d4f2cf; }
   .c3 { background: #f6d3ee; } .c4 { background: #e4e0fb; }
@@ -285,8 +285,14 @@ async function explain(index, id, token, tokens, built) {
   }
 }
 
+function isolated(className, text) {  // right-to-left text stays in its place among the rest
+  return element("bdi", className, text);
+}
+
 function drawTree(built, tree) {
-  built.replaceChildren(element("p", "title", "ID " + tree.id + ": " + tree.text));
+  const title = element("p", "title", "ID " + tree.id + ": ");
+  title.append(isolated("", tree.text));
+  built.replaceChildren(title);
   if (tree.reason !== null) {
     built.append(element("p", "reason", tree.reason));
     return;
@@ -296,10 +302,11 @@ function drawTree(built, tree) {
   for (const node of tree.nodes) {
     const item = element("li", "node");
     if (node.merge === null) {
-      item.append(element("span", "leaf", node.text));
+      item.append(isolated("leaf", node.text));
     } else {
-      item.append(element("span", "made", node.text), document.createTextNode("  "),
-                  element("span", "step", "merge " + node.merge + ": " + node.pair[0] + " + " + node.pair[1]));
+      const step = element("span", "step", "merge " + node.merge + ": ");
+      step.append(isolated("", node.pair[0]), " + ", isolated("", node.pair[1]));
+      item.append(isolated("made", node.text), "  ", step);
     }
     lists[node.depth].append(item);
     const children = element("ul");

@@ -181,7 +181,7 @@ class TheCommand(unittest.TestCase):
                 (["--languages", "-t", "a.json", "x"], 2, "bpe: --languages encodes the lab's own sentences"),
                 (["-t", "a.json", "-o", "c.svg", "x"], 2, "bpe: -o writes the chart of --languages"),
                 (["-t", "a.json", "--file", "f.txt", "x"], 2, "bpe: give the texts either as TEXT or with --file"),
-                (["-t", "nothing.json", "x"], 1, "bpe: nothing.json: no such file, nor an official vocabulary"),
+                (["-t", "cl100", "x"], 1, "bpe: cl100: no such file, nor an official vocabulary's name"),
                 (["-t", "bytes.json", "<|end|>"], 1, "bpe: the text contains the special token '<|end|>'; add "
                                                     "--allow-special")):
             with self.subTest(arguments=arguments):

@@ -285,7 +285,9 @@ class AnyFormat(unittest.TestCase):
                     stream.write("}")
                 official.open_tokenizer(Tokenizer, os.path.join(folder, "hf.json"))
         with self.assertRaisesRegex(FileNotFoundError, "no such file, nor an official vocabulary's name"):
-            official.open_tokenizer(Tokenizer, "nothing.json")
+            official.open_tokenizer(Tokenizer, "o200")  # looks like a name
+        with self.assertRaisesRegex(FileNotFoundError, "No such file or directory"):
+            official.open_tokenizer(Tokenizer, "nothing.json")  # looks like a file
 
     def test_an_official_ranks_file_is_known_by_its_sha256(self):
         data = bundled(CL100K)

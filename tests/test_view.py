@@ -244,6 +244,9 @@ class MergeTrees(unittest.TestCase):
         self.assertIn("a special token", display.merge_tree(STORY, STORY.special_tokens["<|end|>"])["reason"])
         gapped = Tokenizer(None, [], byte_level=True, special_tokens={"<s>": 260})
         self.assertIn("no token has this ID", display.merge_tree(gapped, 258)["reason"])
+        for wrong in (-1, 261, True, 1.0):
+            with self.assertRaisesRegex(ValueError, "token_id must be an ID from 0 to 260"):
+                display.merge_tree(gapped, wrong)
 
     def test_a_long_chain_is_cut_short(self):
         chain = Tokenizer(["a"], [("a" * k, "a") for k in range(1, 1200)])  # the last token: 1,200 a's
