@@ -21,7 +21,7 @@ from collections import Counter
 from itertools import chain
 from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
 
-from bpelab import blocks, display
+from bpelab import blocks, display, official
 from bpelab.blocks import BLOCK_SIZE, read_blocks, safe_blocks, stream_blocks, text_blocks
 from bpelab.byte_level import (BYTE_TO_CHAR, CHAR_TO_BYTE, SINGLE_BYTES, bytes_to_display, display_to_bytes,
                                replace_lone_surrogates, token_offsets)
@@ -36,7 +36,6 @@ from bpelab.messages import named, shown
 from bpelab.patterns import DEFAULT_PATTERN, PATTERNS, check_pattern, chunker, compiled, last_safe_cut, pattern_source
 from bpelab.specials import SpecialChoice, SpecialTokenInText, SpecialTokenMatcher, special_token_ids
 from bpelab.huggingface import HuggingFaceMethods
-from bpelab.official import OfficialMethods
 from bpelab.tiktoken_files import TiktokenMethods
 from bpelab.token_files import TokenFileMethods, token_file_dtype
 from bpelab.training import OnMerge, Progress, check_chunk_counts, count_chunks, start_sequences, training_options
@@ -216,7 +215,7 @@ def chunks(text: str, pattern: str = "lab") -> list[str]:
 # --------------------------------------------------------------------------
 
 
-class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods, OfficialMethods):
+class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
     """A trained, built or loaded BPE vocabulary that encodes text to IDs and back.
 
     >>> tok = Tokenizer.train("the cat sat on the mat, the cat sat", 20)
@@ -592,6 +591,8 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods, OfficialM
             return cls.from_json(data)
         except ValueError as error:
             raise ValueError(f"{named(path)}: {error}") from None
+
+    load_named = classmethod(official.load_named)  # OpenAI's vocabularies by name (bpelab.official)
 
 
 if __name__ == "__main__":  # ``python3 bpe.py COMMAND`` is the command line, bpelab/cli.py

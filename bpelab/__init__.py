@@ -3,13 +3,14 @@
 ``bpe.py`` is the lesson (BPE by definition, the lab's chunks, the
 ``Tokenizer``); read it first. The ``Tokenizer`` reaches everything here
 through thin delegations, and nothing here imports ``bpe`` except the
-programs at the top (``cli`` and ``widget``), which use its public API.
+programs at the top (``cli`` and ``widget``), which use its public API;
+a module imports only those below its own line.
 Read from the bottom up, each module uses only those below it:
 
-    cli, widget, view     the command line (``python3 bpe.py --help``), the training page, the page
-                          that looks inside vocabularies (``bpe view``)
-    terminal, display     the command line's input and output; tokens drawn for a person
+    cli                   the command line (``python3 bpe.py --help``)
+    widget, view          the training page; the page that looks inside vocabularies (``bpe view``)
     compare               tokenizers side by side, and what each language costs (``bpe.compare``)
+    terminal, display     the command line's input and output; tokens drawn for a person
     official              the official vocabularies by name (``Tokenizer.load_named``)
     tiktoken_files        tiktoken's ``.tiktoken`` files, in and out
     huggingface           Hugging Face's ``tokenizer.json``, in and out

