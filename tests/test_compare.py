@@ -27,7 +27,7 @@ from bpe import Tokenizer
 from bpelab import compare, display, official
 from make_corpus import corpus
 from tests import test_readme
-from tests.clients import official_tokenizer, require_official
+from tests.clients import MODELS, official_tokenizer, require_official
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAB = Tokenizer.load(os.path.join(ROOT, "tokenizer.json"))
@@ -217,7 +217,9 @@ class OfficialExamples(unittest.TestCase):
         loaded = {name: official_tokenizer(name) for name in ("gpt2", "cl100k", "o200k")}
         with mock.patch.object(official, "load_named", lambda cls, name: loaded[name]):
             for where, commands in official_blocks():
-                with self.subTest(block=where), test_readme.scratch_folder():
+                with self.subTest(block=where), test_readme.scratch_folder() as folder:
+                    if os.path.isdir(MODELS):  # for an example with -t .models/llama3.json
+                        os.symlink(MODELS, os.path.join(folder, ".models"))
                     for command, output in commands:
                         command, _, tail = command.partition(" | tail -")  # the one pipe the docs use
                         found = test_readme.run_command(shlex.split(command)[2:])
