@@ -21,12 +21,13 @@ from collections import Counter
 from itertools import chain
 from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
 
-from bpelab import blocks, display, huggingface, tiktoken_files, token_files
+from bpelab import blocks, display, huggingface, official, tiktoken_files, token_files
 from bpelab.blocks import BLOCK_SIZE, read_blocks, safe_blocks, stream_blocks, text_blocks
 from bpelab.byte_level import (BYTE_TO_CHAR, CHAR_TO_BYTE, SINGLE_BYTES, bytes_to_display, display_to_bytes,
                                replace_lone_surrogates, token_offsets)
 from bpelab.checks import (REPLACEMENT_CHARACTER, UNK, check_alphabet, check_byte_alphabet, check_choice, check_flag,
                            check_merges, check_no_surrogate, check_paths, check_positive_int, check_text, decoded_values)
+from bpelab.compare import compare
 from bpelab.engine import CACHE_LIMIT, TIE_RULES, ChunkCache, Pair, Token, encode_chunk, report_progress, train_merges
 from bpelab.files import (MAX_FILE_BYTES, PathLike, atomic_writer, check_output_path, read_file_bytes, read_json,
                           write_text_atomic)
@@ -47,7 +48,7 @@ __all__ = [
     "BYTE_TO_CHAR", "CHAR_TO_BYTE", "bytes_to_display", "display_to_bytes", "replace_lone_surrogates",
     "train_merges", "encode_chunk", "chunker", "count_chunks", "CACHE_LIMIT",
     "MAX_FILE_BYTES", "read_file_bytes", "read_json", "token_file_dtype", "check_output_path", "atomic_writer",
-    "write_text_atomic",
+    "write_text_atomic", "compare",
 ]
 
 # --------------------------------------------------------------------------
@@ -585,7 +586,6 @@ class Tokenizer:
         except ValueError as error:
             raise ValueError(f"{named(path)}: {error}") from None
 
-
     # -- the rest, each written in the package module of its concern ------
 
     encode_batch = token_files.encode_batch  # many texts, in worker processes if asked
@@ -596,6 +596,7 @@ class Tokenizer:
     load_huggingface = classmethod(huggingface.load_huggingface)  # Hugging Face's tokenizer.json
     to_huggingface = huggingface.to_huggingface
     save_huggingface = huggingface.save_huggingface
+    load_named = classmethod(official.load_named)  # OpenAI's vocabularies by name, from files already here
 
 
 if __name__ == "__main__":  # ``python3 bpe.py COMMAND`` is the command line, bpelab/cli.py

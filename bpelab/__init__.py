@@ -8,8 +8,10 @@ each module uses only those below it (``tests/test_layout.py`` holds the code
 to this map):
 
     cli                   the command line (``python3 bpe.py --help``)
-    widget                the training page, one self-contained HTML file
+    widget, view          the training page; the page that looks inside vocabularies (``bpe view``)
+    compare               tokenizers side by side, and what each language costs (``bpe.compare``)
     terminal, display     the command line's input and output; tokens drawn for a person
+    official              the official vocabularies by name (``Tokenizer.load_named``)
     tiktoken_files        tiktoken's ``.tiktoken`` files, in and out
     huggingface           Hugging Face's ``tokenizer.json``, in and out
     token_files           a corpus encoded into a flat file of IDs, in worker processes

@@ -19,6 +19,8 @@ from concurrent.futures import BrokenExecutor
 
 from bpe import (PATTERNS, TIE_RULES, UNK, SpecialTokenInText, Tokenizer, count_chunks, read_file_bytes,
                  reference_encode, write_text_atomic)
+from bpelab import compare as comparison
+from bpelab import official, view
 from bpelab import widget as widget_page
 from bpelab.display import (format_table, id_text, made_from, render_colour, render_plain, token_spans, token_text,
                             visible)
@@ -42,11 +44,14 @@ EXPLAIN_TOKENS = 40
 
 
 def load_tokenizer(args):
-    """The tokenizer named by ``-t``; standard input cannot give both it and the text."""
+    """The tokenizer named by ``-t``: a file of any format the lab reads, or an official name (``bpelab.official``).
+
+    Standard input cannot give both the tokenizer and the text.
+    """
     if reads_standard_input(args) and is_standard_input(args.tokenizer):
         raise UsageError("-t reads the tokenizer from standard input, which cannot give the text or IDs as well: "
                          "give them as arguments" + (" or with --file" if "file" in args else ""))
-    return Tokenizer.load(args.tokenizer)
+    return official.open_tokenizer(Tokenizer, args.tokenizer)
 
 
 def reads_standard_input(args):
@@ -155,20 +160,93 @@ def command_decode(args):
     OUT.write_bytes(tokenizer.decode_bytes(ids))
 
 
+def split_drawn(tokenizer, text, ids):
+    """``text`` with the boundaries of its tokens ``ids`` drawn (in colour on a terminal), ending in a newline,
+    and how many of them are unknown characters."""
+    unknown = [token_id == 0 and not tokenizer.byte_level for token_id in ids]
+    render = render_colour if on_terminal(sys.stdout) else render_plain
+    shown = render(token_spans(tokenizer, text, ids), unknown)
+    return shown + ("" if shown.endswith("\n") else "\n"), sum(unknown)
+
+
 def command_show(args):
     """Print the text with its token boundaries visible, then a footer with the counts."""
     tokenizer = load_tokenizer(args)
     text = read_text(args)
     ids = encode_text(tokenizer, text, args.allow_special)
-    unknown = [token_id == 0 and not tokenizer.byte_level for token_id in ids]
-    render = render_colour if on_terminal(sys.stdout) else render_plain
-    shown = render(token_spans(tokenizer, text, ids), unknown)
+    shown, unknown = split_drawn(tokenizer, text, ids)
     footer = f"{len(text):,} characters, {len(ids):,} tokens"
     if ids:
         footer += f", {len(text) / len(ids):.3f} characters per token"
-    if any(unknown):
-        footer += f", {sum(unknown):,} unknown"
-    OUT.write(shown + ("" if shown.endswith("\n") else "\n") + footer + "\n")
+    if unknown:
+        footer += f", {unknown:,} unknown"
+    OUT.write(shown + footer + "\n")
+
+
+def load_tokenizers(args):
+    """The tokenizers of a repeated ``-t``, by the name each was given as (checked before any is loaded)."""
+    repeated = sorted({source for source in args.tokenizer if args.tokenizer.count(source) > 1})
+    if repeated:
+        raise UsageError(f"-t {repeated[0]} is given twice")
+    return {source: official.open_tokenizer(Tokenizer, source) for source in args.tokenizer}
+
+
+def per_token(value):
+    """A figure per token, to three decimals ("-" when there are no tokens)."""
+    return "-" if value is None else f"{value:.3f}"
+
+
+def json_lines(records):
+    """A JSON list of objects, one to a line."""
+    return "[\n" + ",\n".join(json.dumps(record, ensure_ascii=False) for record in records) + "\n]\n"
+
+
+def command_compare(args):
+    """Encode texts with several tokenizers side by side, or the parallel sentences of 14 languages (--languages)."""
+    if args.languages:
+        if args.texts or args.file is not None:
+            raise UsageError("--languages encodes the lab's own sentences: give no TEXT or --file")
+        if args.output is not None:
+            check_output(args.output)
+        costs = comparison.language_costs(load_tokenizers(args))
+        OUT.write(json_lines(costs) if args.json else comparison.language_table(costs))
+        if args.output is not None:
+            write_text_atomic(args.output, comparison.costs_svg(costs))
+            print(f"{PROGRAM}: wrote the chart to {args.output}", file=sys.stderr)
+        return
+    if args.output is not None:
+        raise UsageError("-o writes the chart of --languages; there is none without it")
+    if args.file is not None and args.texts:
+        raise UsageError("give the texts either as TEXT or with --file, not both")
+    if args.file is not None or args.texts in ([], ["-"]):
+        texts = [read_text(argparse.Namespace(file=args.file, text="-"))]
+    else:
+        texts = [argument_text(text, "TEXT") for text in args.texts]
+    tokenizers = load_tokenizers(args)
+    try:
+        records = comparison.compare(tokenizers, texts, allowed_special="all" if args.allow_special else ())
+    except SpecialTokenInText as error:
+        raise CommandError(f"the text contains the special token {shown(error.token)}; add --allow-special "
+                           "to encode it as its ID") from None
+    if args.json:
+        OUT.write(json_lines(records))
+        return
+    for number, record in enumerate(records):
+        if len(texts) > 1 and number % len(tokenizers) == 0:
+            OUT.write(("\n" if number else "") + f"text {number // len(tokenizers) + 1} of {len(texts)}\n")
+        drawn, unknown = split_drawn(tokenizers[record["tokenizer"]], record["text"], record["ids"])
+        OUT.write(f"{record['tokenizer']}: {record['tokens']:,} tokens, {per_token(record['bytes_per_token'])} bytes "
+                  f"and {per_token(record['chars_per_token'])} characters per token"
+                  + (f", {unknown:,} unknown" if unknown else "") + "\n" + drawn)
+    rows = [("tokens", "bytes per token", "characters per token", "tokenizer")]
+    for label in tokenizers:
+        mine = [record for record in records if record["tokenizer"] == label]
+        tokens = sum(record["tokens"] for record in mine)
+        size = sum(len(record["text"].encode("utf-8")) for record in mine)
+        characters = sum(len(record["text"]) for record in mine)
+        rows.append((f"{tokens:,}", per_token(size / tokens if tokens else None),
+                     per_token(characters / tokens if tokens else None), label))
+    OUT.write("\n" + format_table(rows, numbers=3))
 
 
 class EnoughSteps(Exception):
@@ -321,6 +399,25 @@ def command_widget(args):
     OUT.write(f"{args.output}: open it in a browser (for example file://{os.path.abspath(args.output)})\n")
 
 
+TOKENIZER_HELP = ("a tokenizer file (the lab's, a Hugging Face tokenizer.json or an official .tiktoken) or an "
+                  "official vocabulary's name: gpt2, cl100k (GPT-4) or o200k (GPT-4o); an existing file wins")
+
+
+def command_view(args):
+    """Serve the page that shows the tokenizers side by side, on 127.0.0.1, until Ctrl-C."""
+    text = argument_text(args.text, "--text")
+    if len(text) > view.MAX_CHARS:
+        raise UsageError(f"--text has {len(text):,} characters; the page takes at most {view.MAX_CHARS:,}")
+    tokenizers = load_tokenizers(args)
+
+    def ready(address):
+        OUT.write(f"{address}  (bpe view of {', '.join(tokenizers)}; open it in a browser, stop with Ctrl-C)\n",
+                  flush=True)
+
+    view.serve(tokenizers, text, ready)
+    print(f"{PROGRAM}: stopped", file=sys.stderr)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line, like every other error."""
 
@@ -344,7 +441,8 @@ def build_parser():
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
     tokenizer = Parser(add_help=False)
-    tokenizer.add_argument("-t", "--tokenizer", required=True, metavar="TOK.json", help="the tokenizer file")
+    tokenizer.add_argument("-t", "--tokenizer", required=True, metavar="TOK",
+                           help=TOKENIZER_HELP)
     text = Parser(add_help=False)
     text.add_argument("text", nargs="?", default="-", metavar="TEXT",
                       help="the text itself (not a file name); - or nothing reads standard input")
@@ -404,6 +502,23 @@ def build_parser():
                 [tokenizer, special])
     count.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files, read in blocks")
     count.add_argument("--workers", type=positive_int, default=1, metavar="N", help="processes to encode with")
+    several = Parser(add_help=False)
+    several.add_argument("-t", "--tokenizer", action="append", required=True, metavar="TOK",
+                         help=TOKENIZER_HELP + "; repeatable, one per tokenizer")
+    compare = add("compare", command_compare, "encode texts with several tokenizers side by side, or what each of "
+                  "14 languages costs them", [several, special])
+    compare.add_argument("texts", nargs="*", metavar="TEXT",
+                         help="texts (not file names), each compared; - or nothing reads one from standard input")
+    compare.add_argument("--file", metavar="PATH", help="read the text from this UTF-8 file instead")
+    compare.add_argument("--languages", action="store_true",
+                         help="encode the lab's parallel sentences: tokens per sentence, ×parity with English, "
+                              "bytes per token, for each language and tokenizer")
+    compare.add_argument("-o", "--output", metavar="COSTS.svg", help="with --languages: also draw them as an SVG chart")
+    compare.add_argument("--json", action="store_true", help="print the records as JSON (see docs/command-line.md)")
+    viewer = add("view", command_view, "serve a page on this computer showing texts' tokens in several tokenizers, "
+                 "and how each token was built", [several])
+    viewer.add_argument("--text", default=view.DEFAULT_TEXT, metavar="TEXT",
+                        help=f"the text the page starts with (default: {view.DEFAULT_TEXT!r})")
     widget = add("widget", command_widget, "write a web page that steps through BPE training, for any browser")
     widget.add_argument("-o", "--output", default="bpe-widget.html", metavar="PAGE.html",
                         help="where to write the page (default bpe-widget.html)")

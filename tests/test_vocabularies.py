@@ -23,7 +23,7 @@ from unittest import mock
 import bpe
 from bpe import Tokenizer, chunks
 from bpelab import blocks, patterns, tiktoken_files, unicode_ranges
-from tests.clients import installed, require, require_module
+from tests.clients import installed, official_tokenizer, require, require_module
 from make_corpus import corpus
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -218,7 +218,8 @@ class OfficialVocabularyTests(unittest.TestCase):
                 ranks[base64.b64decode(token)] = int(rank)
             cls.theirs[pattern] = tiktoken.Encoding(name, pat_str=OFFICIAL_PATTERNS[pattern], mergeable_ranks=ranks,
                                                     special_tokens=specials)
-            cls.ours[pattern] = Tokenizer.load_tiktoken(path, pattern, specials)
+            cls.ours[pattern] = official_tokenizer(pattern)  # load_tiktoken(path, pattern, specials), loaded once
+            assert cls.ours[pattern].special_tokens == specials
 
     def assert_same(self, pattern, texts):
         """Same IDs as tiktoken on each text, but where Unicode 14 had not assigned a code point; decode gives it back."""
