@@ -20,7 +20,6 @@ dtype="<u2")`` (``"I"`` and ``"<u4"`` for ``uint32``).
 """
 
 import array
-import functools
 import hashlib
 import json
 import os
@@ -105,9 +104,9 @@ def _encode_block_in_worker(text, specials, typecode):
     return _encode_block(_WORKER["tokenizer"], text, specials, typecode)
 
 
-def _encode_in_worker(text, specials):
+def _encode_in_worker(text, options):
     """``encode`` in a worker process, with the tokenizer it was started with (for ``encode_batch``)."""
-    return _WORKER["tokenizer"].encode(text, **specials)
+    return _WORKER["tokenizer"].encode(text, **options)
 
 
 _WORKER = {}
@@ -216,21 +215,25 @@ def special_choice(tokenizer, allowed_special, disallowed_special):
     return {"allowed_special": allowed_special, "disallowed_special": disallowed_special}
 
 
-def encode_batch(tokenizer, texts, workers, allowed_special, disallowed_special):
+def encode_batch(tokenizer, texts, workers, allowed_special, disallowed_special, dropout=0.0, seed=None):
     """``Tokenizer.encode_batch``: each text's IDs, in order; with ``workers`` above 1, that many processes share them.
 
-    Each worker is given the tokenizer once, when it starts, with what it has cached.
+    Each worker is given the tokenizer once, when it starts, with what it has
+    cached. With dropout, text number ``i`` (from 0) is encoded with the seed
+    ``seed + i``, so the result is the same whatever the number of workers.
     """
     check_list(texts, "texts", "strings")
     for text in texts:
         check_text(text, "each of texts")
     check_workers(workers)
     specials = special_choice(tokenizer, allowed_special, disallowed_special)
+    tokenizer.encode("", dropout=dropout, seed=seed)  # checks them, as special_choice does the specials
+    options = [dict(specials, dropout=dropout, seed=None if seed is None else seed + number)
+               for number in range(len(texts))]
     if workers == 1 or len(texts) < 2:
-        return [tokenizer.encode(text, **specials) for text in texts]
+        return [tokenizer.encode(text, **choice) for text, choice in zip(texts, options)]
     with worker_pool(tokenizer, workers) as pool:
-        return list(pool.map(functools.partial(_encode_in_worker, specials=specials), texts,
-                             chunksize=max(1, len(texts) // (4 * workers))))
+        return list(pool.map(_encode_in_worker, texts, options, chunksize=max(1, len(texts) // (4 * workers))))
 
 
 class TokenFileMethods:
@@ -239,9 +242,13 @@ class TokenFileMethods:
     __slots__ = ()  # a base class of bpe.Tokenizer, which keeps its own attributes
 
     def encode_batch(self, texts: Sequence[str], *, workers: int = 1, allowed_special: SpecialChoice = (),
-                     disallowed_special: SpecialChoice = "all") -> list[list[int]]:
-        """Encode each of ``texts``: a list of ID lists, in order, shared among ``workers`` processes if above 1."""
-        return encode_batch(self, texts, workers, allowed_special, disallowed_special)
+                     disallowed_special: SpecialChoice = "all", dropout: float = 0.0,
+                     seed: Optional[int] = None) -> list[list[int]]:
+        """Encode each of ``texts``: a list of ID lists, in order, shared among ``workers`` processes if above 1.
+
+        With ``dropout=p`` (see ``encode``), text ``i`` gets ``encode(texts[i], dropout=p, seed=seed + i)``.
+        """
+        return encode_batch(self, texts, workers, allowed_special, disallowed_special, dropout, seed)
 
     def encode_files(self, paths: Sequence[PathLike], out_path: PathLike, *, workers: int = 1,
                      separator: Optional[str] = None, allowed_special: SpecialChoice = (),
