@@ -6,8 +6,8 @@ in the training text, glues that pair into a new token, and repeats. Encoding
 new text replays the learned merges, earliest first, so frequent words become
 one token and rare words fall back to smaller pieces.
 
-This file reads top to bottom: 1. BPE by definition (``merge_pair``,
-``count_pairs``, ``best_pair``, ``reference_train``, ``reference_encode``);
+This file reads top to bottom: 1. BPE by definition (``merge_pair``, ``count_pairs``,
+``best_pair``, ``reference_train``, ``reference_encode``, ``reference_superbpe``);
 2. chunks, how text is cut before any merging; 3. the ``Tokenizer`` that
 later lessons import. The machinery behind it is the package ``bpelab``, one
 module per concern, each saying which definition here it equals (its

@@ -26,7 +26,7 @@ import random
 from itertools import chain, compress, repeat
 from typing import Iterable, Mapping, Sequence
 
-from bpelab.engine import FEW, NO_MERGE
+from bpelab.engine import FEW, NO_MERGE, merge_at
 from bpelab.messages import shown
 
 TOP_BYTE_SHIFT = 45
@@ -109,12 +109,7 @@ class Dropout:
                     chosen.append(at)
                     free = at + 2
             for at in reversed(chosen):
-                ids[at] = new
-                del ids[at + 1], merged[at]
-                if at > 0:
-                    merged[at - 1] = get((ids[at - 1], new), NO_MERGE)
-                if at < len(merged):
-                    merged[at] = get((new, ids[at + 1]), NO_MERGE)
+                merge_at(at, new, ids, merged, get)
         return ids
 
     def encode(self, chunk_ids: Iterable[Sequence[int]], merged_id: Mapping[tuple[int, int], int]) -> Iterable[int]:

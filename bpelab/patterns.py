@@ -2,7 +2,8 @@
 
 ``bpe.chunks`` is the definition: ``re.findall`` with a named pattern, whose
 chunks must join back up to the text. This module holds the named patterns
-(the lab's, GPT-2's, GPT-4's ``cl100k`` and GPT-4o's ``o200k``), spells them
+(the lab's, GPT-2's, GPT-4's ``cl100k``, GPT-4o's ``o200k`` and SuperBPE's
+second stage, ``superbpe``), spells them
 for other regex engines (``pattern_source``), finds the places where long
 text may be cut without changing its chunks (``last_safe_cut``), and gives
 ``chunker``, which cuts exactly as ``bpe.chunks`` does, twice as fast.
@@ -222,8 +223,8 @@ def _split_planes(ranges_text):
 # paragraphs, so whitespace is no cut there; the end of a run of digits is:
 # digits are always a chunk of their own, grouped from the start of their run,
 # no other alternative takes in a digit, and nothing looks back past one.
-# Text with no digit in it has no safe cut, and is held until one comes (its
-# chunks may be that long anyway: see ``Tokenizer.train``'s ``superbpe``).
+# Text with no digit in it has no safe cut, and is held until one comes (a
+# chunk of it may be that long anyway, and a chunk is encoded whole).
 # Each rule is (the character before the cut, the one after it).
 SAFE_CUTS = {
     "lab": ("{not_space}", "{space}"),
