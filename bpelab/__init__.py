@@ -13,9 +13,9 @@ module uses only those below it:
     token_files           a corpus encoded into a flat file of IDs, in worker processes
     formats               the lab's tokenizer files (formats 1 and 2)
     files                 reading with limits, writing atomically
-    superbpe              SuperBPE's two-stage training (equal to ``reference_superbpe``)
+    superbpe, dropout     SuperBPE's two-stage training, BPE-dropout's encoder (equal to ``reference_superbpe``
+                          and to ``reference_encode`` with ``dropout``)
     training              chunk counts and the options every trainer shares
-    dropout               BPE-dropout's encoder (equal to ``reference_encode`` with ``dropout``)
     engine                the fast trainer and encoder (equal to ``reference_train`` and ``reference_encode``)
     specials              special tokens: their IDs and where they are in text
     checks                what arguments, alphabets, merge lists and IDs must be
