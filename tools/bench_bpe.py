@@ -1,7 +1,8 @@
 """Benchmark the lab's BPE tokenizer and compare it with well-known peers.
 
-Run ``python3 bench_bpe.py`` for the full benchmark (about 25 minutes on a
-busy two-core machine, nearly half of it subword-nmt training), ``python3
+Run ``python3 bench_bpe.py`` for the full benchmark (about 35 minutes on a
+busy two-core machine: a third of it subword-nmt training, ten minutes the
+SuperBPE phase), ``python3
 bench_bpe.py --only encode,long`` to run some phases again, or ``python3
 bench_bpe.py --quick`` for a smoke test that finishes in seconds. The result
 is a Markdown table and a table of ratios on standard output; progress goes
