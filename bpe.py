@@ -6,8 +6,8 @@ in the training text, glues that pair into a new token, and repeats. Encoding
 new text replays the learned merges, earliest first, so frequent words become
 one token and rare words fall back to smaller pieces.
 
-This file reads top to bottom: 1. BPE by definition (``merge_pair``,
-``count_pairs``, ``best_pair``, ``reference_train``, ``reference_encode``);
+This file reads top to bottom: 1. BPE by definition (``merge_pair``, ``count_pairs``,
+``best_pair``, ``reference_train``, ``reference_encode``, ``reference_superbpe``);
 2. chunks, how text is cut before any merging; 3. the ``Tokenizer`` that
 later lessons import. The machinery behind it is the package ``bpelab``, one
 module per concern, each saying which definition here it equals (its
@@ -17,6 +17,7 @@ Only the standard library is used.
 
 import functools
 import operator
+import random
 from collections import Counter
 from itertools import chain
 from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
@@ -35,11 +36,14 @@ from bpelab.formats import FORMAT_VERSION, READABLE_FORMATS, file_body, file_tex
 from bpelab.messages import named, shown
 from bpelab.patterns import DEFAULT_PATTERN, PATTERNS, check_pattern, chunker, compiled, last_safe_cut, pattern_source
 from bpelab.specials import SpecialChoice, SpecialTokenInText, SpecialTokenMatcher, special_token_ids
+from bpelab.dropout import check_dropout
+from bpelab.superbpe import check_span_counts, span_counts, stage_one_pattern, trainer
 from bpelab.token_files import token_file_dtype
 from bpelab.training import OnMerge, Progress, check_chunk_counts, count_chunks, start_sequences, training_options
 
 __all__ = [
     "merge_pair", "count_pairs", "best_pair", "TIE_RULES", "reference_train", "reference_encode",  # 1. definitions
+    "reference_superbpe",
     "chunks", "PATTERNS", "pattern_source",  # 2. chunks
     "Tokenizer", "SpecialTokenInText", "UNK", "REPLACEMENT_CHARACTER", "FORMAT_VERSION", "READABLE_FORMATS",  # 3.
     # The machinery, from bpelab, importable from here as before. Tunables (BLOCK_SIZE, CACHE_LIMIT,
@@ -63,8 +67,8 @@ __all__ = [
 # fast, and the tests hold the two against each other.
 
 
-def merge_pair(tokens: Sequence[Token], pair: Pair) -> tuple:
-    """Replace every non-overlapping occurrence of ``pair`` in ``tokens``, left to right.
+def merge_pair(tokens: Sequence[Token], pair: Pair, at: Optional[set] = None) -> tuple:
+    """Replace every non-overlapping occurrence of ``pair`` in ``tokens``, left to right (only those starting ``at``).
 
     >>> merge_pair(("a", "a", "a", "b"), ("a", "a"))
     ('aa', 'a', 'b')
@@ -75,7 +79,7 @@ def merge_pair(tokens: Sequence[Token], pair: Pair) -> tuple:
     merged = []
     i = 0
     while i < len(tokens):
-        if i + 1 < len(tokens) and tokens[i] == left and tokens[i + 1] == right:
+        if i + 1 < len(tokens) and tokens[i] == left and tokens[i + 1] == right and (at is None or i in at):
             merged.append(left + right)
             i += 2
         else:
@@ -148,7 +152,8 @@ def reference_train(chunk_counts: Mapping[Sequence[Token], int], max_merges: int
     return learned
 
 
-def reference_encode(tokens: Sequence[Token], merge_rank: Mapping[Pair, int], *,
+def reference_encode(tokens: Sequence[Token], merge_rank: Mapping[Pair, int], *, dropout: float = 0.0,
+                     rng: Optional[random.Random] = None,
                      on_merge: Optional[Callable[[int, Pair, tuple], None]] = None) -> tuple:
     """Split one chunk by replaying merges, the simple way.
 
@@ -162,17 +167,40 @@ def reference_encode(tokens: Sequence[Token], merge_rank: Mapping[Pair, int], *,
     ('a', 'bc')
 
     (``b c`` was learned first, so ``b`` is taken before ``a b`` can form.)
+    BPE-dropout (Provilkov et al., 2020) as subword-nmt does it: with
+    ``dropout`` p, each step first draws ``rng.random()`` for every adjacent
+    pair, left to right, and leaves out those whose draw is not above p.
     """
+    if dropout and not isinstance(rng, random.Random):
+        raise TypeError(f"dropout needs rng, a random.Random to draw from, not {type(rng).__name__}")
     tokens = tuple(tokens)
     while len(tokens) > 1:
-        ranked = [(merge_rank[pair], pair) for pair in zip(tokens, tokens[1:]) if pair in merge_rank]
+        kept = [at for at in range(len(tokens) - 1) if not dropout or rng.random() > dropout]
+        ranked = [(merge_rank[pair], pair) for pair in (tokens[at:at + 2] for at in kept) if pair in merge_rank]
         if not ranked:
             break
         rank, pair = min(ranked)
-        tokens = merge_pair(tokens, pair)
+        tokens = merge_pair(tokens, pair, set(kept) if dropout else None)
         if on_merge is not None:
             on_merge(rank, pair, tokens)
     return tokens
+
+
+def reference_superbpe(words: Mapping[Sequence[Token], int], spans: Mapping[Sequence[Token], int], transition: int,
+                       max_merges: int, *, ties: str = "smallest") -> list[tuple[Pair, int]]:
+    """SuperBPE (Liu et al., 2025): ``transition`` merges learned within ``words``, the rest across them.
+
+    ``words`` and ``spans`` count the chunks of one text cut two ways: by the
+    usual pattern, and by one whose chunks hold several words. Stage 2 starts
+    from the spans with stage 1's merges replayed, and learns on from there.
+
+    >>> reference_superbpe({tuple("to"): 2, tuple(" do"): 2}, {tuple("to do"): 2}, 3, 4)[-1]
+    (('to', ' do'), 2)
+    """
+    learned = reference_train(words, min(transition, max_merges), ties=ties)
+    rank = {pair: number for number, (pair, _) in enumerate(learned)}
+    replayed = {reference_encode(tokens, rank): count for tokens, count in spans.items()}
+    return learned + reference_train(replayed, max_merges - len(learned), ties=ties)
 
 
 # --------------------------------------------------------------------------
@@ -324,7 +352,7 @@ class Tokenizer:
 
     @classmethod
     def train(cls, text: str, vocab_size: int, *, byte_level: bool = False, pattern: Optional[str] = None,
-              special_tokens: Sequence[str] = (), ties: str = "smallest",
+              special_tokens: Sequence[str] = (), ties: str = "smallest", superbpe: Optional[int] = None,
               progress: Progress = None, on_merge: OnMerge = None) -> "Tokenizer":
         """Learn merges from ``text`` until the vocabulary has ``vocab_size`` entries.
 
@@ -339,42 +367,48 @@ class Tokenizer:
           ``vocab_size``); their text in the training data is left out.
         - ``ties`` chooses between equally frequent pairs: ``"smallest"``
           or ``"first-seen"`` (see ``best_pair``).
+        - ``superbpe=t``: SuperBPE (see ``reference_superbpe``), stage 1 with ``pattern`` (``"o200k"`` unless given).
         - ``progress(merges_done, merge_target)`` is called about a hundred
           times; ``on_merge(rank, entry)`` with each ``history`` entry as soon
           as it is learned.
         """
         check_text(text)
+        pattern = stage_one_pattern(superbpe, pattern)
         pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge)
         if byte_level:
             text = replace_lone_surrogates(text)
         else:
             check_no_surrogate(text, "text", "; remove it, or train with byte_level=True, which reads it as U+FFFD")
         counts = count_chunks(text_blocks(text), pattern, special_tokens=specials)
-        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge)
+        spans = span_counts(superbpe, text_blocks(text), specials)
+        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge, spans)
 
     @classmethod
     def train_from_files(cls, paths: Sequence[PathLike], vocab_size: int, *, byte_level: bool = False,
                          pattern: Optional[str] = None, special_tokens: Sequence[str] = (), ties: str = "smallest",
-                         progress: Progress = None, on_merge: OnMerge = None,
+                         superbpe: Optional[int] = None, progress: Progress = None, on_merge: OnMerge = None,
                          block_size: int = BLOCK_SIZE) -> "Tokenizer":
         """Train on UTF-8 files as if they were one concatenated text, without holding it.
 
         The files are read ``block_size`` bytes at a time and cut only where a
         cut cannot change the chunks, so the result is exactly that of
         ``train`` on the concatenated text ("first seen" included); memory
-        holds the chunk counts, not the text. The other options are those of
-        ``train``.
+        holds the chunk counts, not the text (SuperBPE reads the files twice).
+        The other options are those of ``train``.
         """
         paths = check_paths(paths)
+        pattern = stage_one_pattern(superbpe, pattern)
         pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge)
         check_positive_int(block_size, "block_size")
         counts = count_chunks(read_blocks(paths, block_size), pattern, special_tokens=specials)
-        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge)
+        spans = span_counts(superbpe, read_blocks(paths, block_size), specials)
+        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge, spans)
 
     @classmethod
     def train_from_counts(cls, chunk_counts: Mapping[str, int], vocab_size: int, *, byte_level: bool = False,
                           pattern: Optional[str] = None, special_tokens: Sequence[str] = (), ties: str = "smallest",
-                          progress: Progress = None, on_merge: OnMerge = None) -> "Tokenizer":
+                          superbpe: Optional[int] = None, progress: Progress = None, on_merge: OnMerge = None,
+                          superbpe_counts: Optional[Mapping[str, int]] = None) -> "Tokenizer":
         """Train on chunk counts made elsewhere (``count_chunks``, a process pool, a cluster job).
 
         ``chunk_counts`` maps each chunk string, exactly as ``chunks`` cuts it
@@ -382,14 +416,17 @@ class Tokenizer:
         may be a key of its own (it is not trained on). "First seen" follows
         the order of the keys. Counting chunks is the only step whose cost
         grows with the corpus, so any engine can do it and hand the result
-        over.
+        over. SuperBPE also needs ``superbpe_counts``, the same text cut by ``"superbpe"``.
         """
+        pattern = stage_one_pattern(superbpe, pattern)
         pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge)
         check_chunk_counts(chunk_counts, pattern, specials)
-        return cls._train_on_counts(chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge)
+        spans = check_span_counts(superbpe, chunk_counts, superbpe_counts, specials)
+        return cls._train_on_counts(chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge,
+                                    spans)
 
     @classmethod
-    def _train_on_counts(cls, chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge):
+    def _train_on_counts(cls, chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge, spans):
         """The step every trainer shares: chunk counts in, merges learned by the fast engine, tokenizer out."""
         alphabet, sequences, merges_wanted = start_sequences(chunk_counts, vocab_size, byte_level, specials)
         display_form = bytes_to_display if byte_level else str
@@ -401,7 +438,8 @@ class Tokenizer:
             if on_merge is not None:
                 on_merge(rank, history[-1])
 
-        train_merges(sequences, merges_wanted, ties=ties, progress=progress, on_merge=learned)
+        learn, pattern = trainer(spans, pattern, vocab_size, byte_level, specials)  # SuperBPE's two stages, if spans
+        learn(sequences, merges_wanted, ties=ties, progress=progress, on_merge=learned)
         merges = [tuple(entry["pair"]) for entry in history]
         tokenizer = cls(alphabet, merges, byte_level=byte_level, pattern=pattern, special_tokens=specials)
         tokenizer.history, tokenizer.ties = history, ties
@@ -409,8 +447,8 @@ class Tokenizer:
 
     # -- encoding ----------------------------------------------------------
 
-    def encode(self, text: str, *, allowed_special: SpecialChoice = (),
-               disallowed_special: SpecialChoice = "all") -> list[int]:
+    def encode(self, text: str, *, allowed_special: SpecialChoice = (), disallowed_special: SpecialChoice = "all",
+               dropout: float = 0.0, seed: Optional[int] = None) -> list[int]:
         """Turn ``text`` into a list of token IDs.
 
         >>> Tokenizer(["a", "b", "c"], [("a", "b")]).encode("abcabd")
@@ -423,19 +461,21 @@ class Tokenizer:
         ``"all"``) encodes those as their IDs; ``disallowed_special=()`` lets
         the rest through as ordinary text. At the byte level, lone surrogates
         (which have no UTF-8 form) are encoded as U+FFFD, as tiktoken does.
+        ``dropout=p`` with a ``seed`` leaves merges out at random (BPE-dropout, see ``reference_encode``).
         """
         check_text(text)
+        dropout = check_dropout(dropout, seed)  # a bpelab.dropout.Dropout, or None for none
         if self.byte_level:
             text = replace_lone_surrogates(text)
         ids = []
         for segment, special_id in self._specials.segments(text, allowed_special, disallowed_special):
             if special_id is None:
-                self._encode_ordinary(segment, ids)
+                self._encode_ordinary(segment, ids, dropout)
             else:
                 ids.append(special_id)
         return ids
 
-    def _encode_ordinary(self, text, ids):
+    def _encode_ordinary(self, text, ids, dropout=None):
         """Append the IDs of ``text``, which holds no special token, to ``ids``.
 
         Each chunk starts as its characters (or bytes) and goes through
@@ -445,7 +485,10 @@ class Tokenizer:
         """
         for block in safe_blocks(text_blocks(text, blocks.BLOCK_SIZE), self.pattern):
             cache = self._cache
-            ids.extend(chain.from_iterable(map(cache.__getitem__, self._cut(block))))
+            if dropout is None:
+                ids.extend(chain.from_iterable(map(cache.__getitem__, self._cut(block))))
+            else:  # never through the cache, which holds the chunks' IDs without dropout
+                ids.extend(dropout.encode(map(self._start_ids, self._cut(block)), self._merged_id))
             self._cache = cache.renewed()
 
     def _encode_new_chunk(self, chunk):

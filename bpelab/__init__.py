@@ -16,6 +16,7 @@ to this map):
     huggingface           Hugging Face's ``tokenizer.json``, in and out
     token_files           a corpus encoded into a flat file of IDs, in worker processes
     formats               the lab's tokenizer files (formats 1 and 2)
+    superbpe, dropout     SuperBPE's training, BPE-dropout's encoder (``reference_superbpe``, ``reference_encode``)
     training              chunk counts and the options every trainer shares
     engine                the fast trainer and encoder (equal to ``reference_train`` and ``reference_encode``)
     specials              special tokens: their IDs and where they are in text

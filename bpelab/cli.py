@@ -12,12 +12,13 @@ Merges are numbered as the lessons number them: merge 1 is the first.
 
 import argparse
 import contextlib
+import itertools
 import json
 import os
 import sys
 from concurrent.futures import BrokenExecutor
 
-from bpe import (PATTERNS, TIE_RULES, UNK, SpecialTokenInText, Tokenizer, count_chunks, read_file_bytes,
+from bpe import (PATTERNS, TIE_RULES, UNK, SpecialTokenInText, Tokenizer, count_chunks, encode_chunk, read_file_bytes,
                  reference_encode, write_text_atomic)
 from bpelab import compare as comparison
 from bpelab import official, view
@@ -26,6 +27,7 @@ from bpelab.display import (format_table, id_text, made_from, render_colour, ren
                             visible)
 from bpelab.messages import named, shown
 from bpelab.patterns import DEFAULT_PATTERN
+from bpelab.superbpe import STAGE_ONE_PATTERN, SUPERBPE
 from bpelab.terminal import (BROKEN_PIPE_STATUS, MAX_ID_DIGITS, OUT, PROGRAM, CommandError, UsageError,
                              argument_text, bytes_progress, check_output, describe, input_blocks, is_standard_input, on_terminal,
                              parse_ids, read_stdin, read_text, reading_progress, terminal_line)
@@ -78,11 +80,18 @@ def merge_row(rank, entry):
 def training_summary(tokenizer, args, counts):
     """One line: what was saved, what it holds, why training stopped, how well it compresses.
 
-    The character and token counts come from the chunk counts (each distinct
-    chunk encoded once), so the training text is never read twice.
+    The character and token counts come from the chunk counts the tokenizer
+    encodes by (each distinct chunk encoded once, as it is where it was cut
+    from), so the training text is never read again.
     """
     characters = sum(len(chunk) * count for chunk, count in counts.items())
-    tokens = sum(count * (1 if chunk in tokenizer.special_tokens else len(tokenizer.encode(chunk)))
+    merged_id = {(tokenizer.ids[left], tokenizer.ids[right]): tokenizer.ids[left + right]
+                 for left, right in tokenizer.merges}
+
+    def chunk_tokens(chunk):  # (not len(encode(chunk)): alone, SuperBPE's chunk "a " of "a 1" is cut in two)
+        return len(encode_chunk([tokenizer.ids[token] for token in tokenizer.start_tokens(chunk)], merged_id))
+
+    tokens = sum(count * (1 if chunk in tokenizer.special_tokens else chunk_tokens(chunk))
                  for chunk, count in counts.items())
     if len(tokenizer) >= args.vocab_size:
         stopped = f"reached the requested {args.vocab_size:,} entries"
@@ -102,14 +111,18 @@ def command_train(args):
     if "-" in args.files and len(args.files) > 1:
         raise UsageError("'-' (standard input) cannot be combined with files")
     check_output(args.output, args.files)
-    pattern = args.pattern or DEFAULT_PATTERN[args.bytes]
+    pattern = args.pattern or (STAGE_ONE_PATTERN if args.superbpe is not None else DEFAULT_PATTERN[args.bytes])
     Tokenizer(None if args.bytes else [], [], byte_level=args.bytes, special_tokens=args.special)  # checks them as training will
     blocks, total = input_blocks(args.files)
-    with terminal_line() as line:
-        if line.stream is not None:  # a progress line, only where someone sees it
-            blocks = reading_progress(blocks, total, bytes_progress(line, "counting chunks:"))
-        counts = count_chunks(blocks, pattern, special_tokens=args.special)
+    again = None
+    if args.superbpe is not None and args.files == ["-"]:  # SuperBPE counts the text twice: standard input is held
+        blocks, again = itertools.tee(blocks)
+    counts = count_input(blocks, total, pattern, args.special, "counting chunks:")
     options = {"byte_level": args.bytes, "special_tokens": args.special, "pattern": pattern, "ties": args.ties}
+    if args.superbpe is not None:  # (files are read again)
+        spans = count_input(again or input_blocks(args.files)[0], total, SUPERBPE, args.special,
+                            "counting SuperBPE's stage-2 chunks:")
+        options.update(superbpe=args.superbpe, superbpe_counts=spans)
     if args.verbose:  # the rows, printed as each merge is learned, show the progress
         OUT.write(MERGE_TABLE_HEADER)
         tokenizer = Tokenizer.train_from_counts(counts, args.vocab_size, on_merge=merge_row, **options)
@@ -121,10 +134,19 @@ def command_train(args):
 
             tokenizer = Tokenizer.train_from_counts(counts, args.vocab_size, progress=progress, **options)
     tokenizer.save(args.output)
-    OUT.write(training_summary(tokenizer, args, counts))
+    OUT.write(training_summary(tokenizer, args, counts if args.superbpe is None else spans))
 
 
-def encode_text(tokenizer, text, allow_special, refusal="add --allow-special to encode it as its ID", note=True):
+def count_input(blocks, total, pattern, special_tokens, what):
+    """The chunk counts of the input's blocks (``total`` bytes, if known), with a progress line where someone sees it."""
+    with terminal_line() as line:
+        if line.stream is not None:
+            blocks = reading_progress(blocks, total, bytes_progress(line, what))
+        return count_chunks(blocks, pattern, special_tokens=special_tokens)
+
+
+def encode_text(tokenizer, text, allow_special, refusal="add --allow-special to encode it as its ID", note=True,
+                dropout=0.0, seed=None):
     """Encode as the API does, allowing special tokens' text only with ``--allow-special``.
 
     The API's advice names Python arguments; here it is given in the
@@ -132,7 +154,7 @@ def encode_text(tokenizer, text, allow_special, refusal="add --allow-special to 
     character level) are mentioned once on stderr.
     """
     try:
-        ids = tokenizer.encode(text, allowed_special="all" if allow_special else ())
+        ids = tokenizer.encode(text, allowed_special="all" if allow_special else (), dropout=dropout, seed=seed)
     except SpecialTokenInText as error:
         raise CommandError(f"the text contains the special token {error.token!r}; {refusal}") from None
     if note and not tokenizer.byte_level and 0 in ids:
@@ -171,15 +193,19 @@ def split_drawn(tokenizer, text, ids):
 
 def command_show(args):
     """Print the text with its token boundaries visible, then a footer with the counts."""
+    if args.dropout and args.seed is None:
+        raise UsageError("--dropout needs --seed N, so that the same command shows the same tokens")
     tokenizer = load_tokenizer(args)
     text = read_text(args)
-    ids = encode_text(tokenizer, text, args.allow_special)
+    ids = encode_text(tokenizer, text, args.allow_special, dropout=args.dropout, seed=args.seed)
     shown, unknown = split_drawn(tokenizer, text, ids)
     footer = f"{len(text):,} characters, {len(ids):,} tokens"
     if ids:
         footer += f", {len(text) / len(ids):.3f} characters per token"
     if unknown:
         footer += f", {unknown:,} unknown"
+    if args.dropout:
+        footer += f", dropout {args.dropout:g} (seed {args.seed})"
     OUT.write(shown + footer + "\n")
 
 
@@ -425,11 +451,27 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{PROGRAM}: {message} (see {self.prog} --help)\n")
 
 
+def whole_number(text, least=0):
+    """An argparse type: a whole number of at least ``least``."""
+    if not text.isascii() or not text.isdigit() or len(text) > MAX_ID_DIGITS or int(text) < least:
+        raise argparse.ArgumentTypeError(f"expected a {'positive ' if least else ''}whole number, not {text!r}")
+    return int(text)
+
+
 def positive_int(text):
     """An argparse type: a whole number of at least 1."""
-    if not text.isascii() or not text.isdigit() or len(text) > MAX_ID_DIGITS or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, not {text!r}")
-    return int(text)
+    return whole_number(text, least=1)
+
+
+def probability(text):
+    """An argparse type: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, not {text!r}")
+    return value
 
 
 def build_parser():
@@ -471,13 +513,19 @@ def build_parser():
                             "for other scripts")
     train.add_argument("--ties", choices=TIE_RULES, default="smallest",
                        help="which of equally frequent pairs to merge: the smallest (default) or the first seen")
+    train.add_argument("--superbpe", type=whole_number, metavar="T",
+                       help="SuperBPE: learn T merges within the --pattern's chunks (default o200k), then go on across "
+                            "words with the superbpe pattern, which the tokenizer encodes with")
     train.add_argument("--verbose", action="store_true", help="also print every merge learned, as a table")
     encode = add("encode", command_encode, "print the token IDs of a text", [tokenizer, text, special])
     encode.add_argument("--json", action="store_true", help="print a JSON list instead of space-separated IDs")
     decode = add("decode", command_decode, "write the text that token IDs stand for, adding nothing", [tokenizer])
     decode.add_argument("ids", nargs="*", metavar="IDS",
                         help="token IDs, or a JSON list; - or nothing reads them from standard input")
-    add("show", command_show, "print a text with its token boundaries visible", [tokenizer, text, special])
+    show = add("show", command_show, "print a text with its token boundaries visible", [tokenizer, text, special])
+    show.add_argument("--dropout", type=probability, default=0.0, metavar="P",
+                      help="BPE-dropout: leave each merge out with chance P at every step (as subword-nmt does)")
+    show.add_argument("--seed", type=whole_number, metavar="N", help="the random seed --dropout needs")
     add("explain", command_explain, "replay the merges on a text, step by step", [tokenizer, text])
     inspect = add("inspect", command_inspect, "list the merged tokens in the order learned, then the special ones",
                   [tokenizer])

@@ -286,14 +286,21 @@ def _merge_few(ids, merged_id):
         new = min(merged)
         if new == NO_MERGE:
             break
-        at = merged.index(new)
-        ids[at] = new
-        del ids[at + 1], merged[at]
-        if at > 0:
-            merged[at - 1] = get((ids[at - 1], new), NO_MERGE)
-        if at < len(merged):
-            merged[at] = get((new, ids[at + 1]), NO_MERGE)
+        merge_at(merged.index(new), new, ids, merged, get)
     return ids
+
+
+def merge_at(at, new, ids, merged, get):
+    """Merge the pair at ``at`` into ``new`` in place: ``merged[i]`` is what the pair at ``i`` merges into.
+
+    Only the pairs on either side of the merged one change.
+    """
+    ids[at] = new
+    del ids[at + 1], merged[at]
+    if at > 0:
+        merged[at - 1] = get((ids[at - 1], new), NO_MERGE)
+    if at < len(merged):
+        merged[at] = get((new, ids[at + 1]), NO_MERGE)
 
 
 def _merge_queued(ids, merged_id):

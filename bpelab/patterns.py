@@ -2,7 +2,8 @@
 
 ``bpe.chunks`` is the definition: ``re.findall`` with a named pattern, whose
 chunks must join back up to the text. This module holds the named patterns
-(the lab's, GPT-2's, GPT-4's ``cl100k`` and GPT-4o's ``o200k``), spells them
+(the lab's, GPT-2's, GPT-4's ``cl100k``, GPT-4o's ``o200k`` and SuperBPE's
+second stage, ``superbpe``), spells them
 for other regex engines (``pattern_source``), finds the places where long
 text may be cut without changing its chunks (``last_safe_cut``), and gives
 ``chunker``, which cuts exactly as ``bpe.chunks`` does, twice as fast.
@@ -33,6 +34,7 @@ from bpelab.messages import shown
 #   {lab_other}             neither an ASCII letter or digit nor {space} (lab)
 #   {white} / {not_white}   Unicode's White_Space property (cl100k, o200k)
 #   {letter} {number}       any script's letters (L) and numbers (N)
+#   {not_number}            anything but a number
 #   {other}                 neither letter, number nor {space}
 #   {symbol}                neither letter, number nor {white}
 #   {prefix}                neither letter, number, carriage return nor line feed
@@ -63,6 +65,20 @@ PATTERN_TEMPLATES = {
     "o200k": (
         "{prefix}?{upper}*{lower}+{contraction}?|{prefix}?{upper}+{lower}*{contraction}?|{number}{{1,3}}"
         "| ?{symbol}+[\r\n/]*|{white}*[\r\n]+|{white}+(?!{not_white})|{white}+"
+    ),
+    # SuperBPE's second stage (Liu et al., 2025): the pieces Hugging Face's
+    # Split(..., "isolated") makes with the paper's
+    #     \p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)
+    # that is, its three alternatives (1-3 digits, a run of two or more symbols
+    # keeping the line breaks or slashes after it, spaces not followed by a
+    # non-space), and, as one chunk, each stretch of text between their matches.
+    # That stretch is spelled out: characters where none of the three can start
+    # (a letter, whitespace other than a space, a symbol not followed by another,
+    # a space followed by neither whitespace nor two symbols). So single
+    # punctuation, single spaces and line breaks join words into one chunk.
+    "superbpe": (
+        "{number}{{1,3}}| ?{symbol}{{2,}}[\r\n/]*| +(?!{not_white})"
+        "|(?:{letter}|(?! ){white}|{symbol}(?!{symbol})| (?!{symbol}{symbol})(?={not_white}))+"
     ),
 }
 
@@ -123,6 +139,7 @@ def fill_classes(template, syntax):
         "not_white": char_class(unicode.WHITE_SPACE_RANGES, syntax, negated=True),
         "letter": char_class(unicode.LETTER_RANGES, syntax),
         "number": char_class(unicode.NUMBER_RANGES, syntax),
+        "not_number": char_class(unicode.NUMBER_RANGES, syntax, negated=True),
         "other": char_class(unicode.SPACE_RANGES + letters_and_numbers, syntax, negated=True),
         "symbol": char_class(unicode.WHITE_SPACE_RANGES + letters_and_numbers, syntax, negated=True),
         "prefix": char_class("000A 000D" + letters_and_numbers, syntax, negated=True),
@@ -202,13 +219,19 @@ def _split_planes(ranges_text):
 # there a safe cut is whitespace after a letter or a number: no chunk holds a
 # letter or number followed by whitespace, and neither half then ends in
 # whitespace, so "whitespace at the end of the text" means the same in the
-# half as in the whole. Each rule is (the character before the cut, the one
-# after it).
+# half as in the whole. SuperBPE's stage-2 chunks may span words, lines and
+# paragraphs, so whitespace is no cut there; the end of a run of digits is:
+# digits are always a chunk of their own, grouped from the start of their run,
+# no other alternative takes in a digit, and nothing looks back past one.
+# Text with no digit in it has no safe cut, and is held until one comes (a
+# chunk of it may be that long anyway, and a chunk is encoded whole).
+# Each rule is (the character before the cut, the one after it).
 SAFE_CUTS = {
     "lab": ("{not_space}", "{space}"),
     "gpt2": ("{not_space}", "{space}"),
     "cl100k": ("(?:{letter}|{number})", "{white}"),
     "o200k": ("(?:{letter}|{number})", "{white}"),
+    "superbpe": ("{number}", "{not_number}"),
 }
 
 

@@ -81,7 +81,10 @@ def stdin_stream():
     if sys.stdin.isatty():
         print(f"{PROGRAM}: reading the text from the terminal; end it with Ctrl-D", file=sys.stderr)
         return sys.stdin.buffer
-    mode = os.fstat(sys.stdin.fileno()).st_mode
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError):  # no file behind it (an in-memory stream): nothing that could never end
+        return sys.stdin.buffer
     if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
         raise CommandError(f"standard input is {file_kind(mode)}, which is not read as text; "
                            "give a regular file, a pipe or a terminal")

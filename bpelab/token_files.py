@@ -20,7 +20,6 @@ dtype="<u2")`` (``"I"`` and ``"<u4"`` for ``uint32``).
 """
 
 import array
-import functools
 import hashlib
 import json
 import os
@@ -105,9 +104,9 @@ def _encode_block_in_worker(text, specials, typecode):
     return _encode_block(_WORKER["tokenizer"], text, specials, typecode)
 
 
-def _encode_in_worker(text, specials):
+def _encode_in_worker(text, options):
     """``encode`` in a worker process, with the tokenizer it was started with (for ``encode_batch``)."""
-    return _WORKER["tokenizer"].encode(text, **specials)
+    return _WORKER["tokenizer"].encode(text, **options)
 
 
 _WORKER = {}
@@ -232,20 +231,26 @@ def special_choice(tokenizer, allowed_special, disallowed_special):
 
 
 def encode_batch(tokenizer, texts: Sequence[str], *, workers: int = 1, allowed_special: SpecialChoice = (),
-                 disallowed_special: SpecialChoice = "all") -> list[list[int]]:
+                 disallowed_special: SpecialChoice = "all", dropout: float = 0.0,
+                 seed: Optional[int] = None) -> list[list[int]]:
     """Encode each of ``texts``: a list of ID lists, in order (``Tokenizer.encode_batch``).
 
     With ``workers`` above 1, that many processes share the work; each is
-    given the tokenizer once, when it starts, with what it has cached.
+    given the tokenizer once, when it starts, with what it has cached. With
+    ``dropout=p`` (see ``encode``), text number ``i`` (from 0) is encoded with
+    the seed ``seed + i``, so the result is the same whatever the number of
+    workers.
     """
     check_list(texts, "texts", "strings")
     for text in texts:
         check_text(text, "each of texts")
     check_workers(workers)
     specials = special_choice(tokenizer, allowed_special, disallowed_special)
+    tokenizer.encode("", dropout=dropout, seed=seed)  # checks them, as special_choice does the specials
+    options = [dict(specials, dropout=dropout, seed=None if seed is None else seed + number)
+               for number in range(len(texts))]
     if workers == 1 or len(texts) < 2:
-        return [tokenizer.encode(text, **specials) for text in texts]
+        return [tokenizer.encode(text, **choice) for text, choice in zip(texts, options)]
     with worker_pool(tokenizer, workers) as pool:
-        return list(pool.map(functools.partial(_encode_in_worker, specials=specials), texts,
-                             chunksize=max(1, len(texts) // (4 * workers))))
+        return list(pool.map(_encode_in_worker, texts, options, chunksize=max(1, len(texts) // (4 * workers))))
 

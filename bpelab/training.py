@@ -65,7 +65,8 @@ def check_chunk_counts(chunk_counts, pattern, special_tokens):
                     "count special tokens on their own (as bpe.count_chunks does)"
                 )
             pieces = cut(chunk)
-            if pieces != [chunk]:
+            # (SuperBPE's chunk "a " of "a 1" is cut as "a", " " alone: a key may also be a chunk before a digit.)
+            if pieces != [chunk] and cut(chunk + "0") != [chunk, "0"]:
                 raise ValueError(f"chunk_counts key {shown(chunk)} is not exactly one chunk: the {pattern!r} "
                                  f"pattern cuts it into {shown(pieces)} (see bpe.chunks)")
             check_no_surrogate(chunk, f"chunk_counts key {shown(chunk)}")

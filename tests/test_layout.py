@@ -209,7 +209,7 @@ class LayoutTests(unittest.TestCase):
     def test_the_lesson_meets_the_definitions_before_the_tokenizer(self):
         order = [node.name for node in TREES["bpe"].body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
         self.assertEqual(order, ["merge_pair", "count_pairs", "best_pair", "reference_train", "reference_encode",
-                                 "chunks", "Tokenizer"])
+                                 "reference_superbpe", "chunks", "Tokenizer"])
 
 
 if __name__ == "__main__":

