@@ -574,13 +574,19 @@ class LargerCorporaTests(unittest.TestCase):
         self.assertEqual(byte_level[0], ["Ġ", "t"])
 
     def test_benchmark_quick_smoke(self):
-        result = subprocess.run(
-            [sys.executable, os.path.join("tools", "bench_bpe.py"), "--quick"], cwd=ROOT, capture_output=True, text=True, timeout=120
-        )
+        bench = os.path.join(ROOT, "tools", "bench_bpe.py")
+        result = subprocess.run([sys.executable, bench, "--quick"], cwd=ROOT, capture_output=True, text=True, timeout=120)
         self.assertEqual(result.returncode, 0, result.stderr[-2000:])
         self.assertIn("| job | implementation |", result.stdout)
         self.assertIn("same merges as ours", result.stdout)
         self.assertNotIn("failed", result.stdout)
+        # --quick runs every job in this one process; a full run starts a fresh worker for each, as here.
+        spec = {"job": "small-train", "impl": "ours", "corpus": os.path.join(ROOT, "corpus.txt"), "limit": 2000,
+                "vocab_size": 40}
+        worker = subprocess.run([sys.executable, bench, "--worker", json.dumps(spec)], cwd=ROOT, capture_output=True,
+                                text=True, timeout=60, env=dict(os.environ, PYTHONPATH=ROOT))  # (a snapshot's bpe.py)
+        self.assertEqual(worker.returncode, 0, worker.stderr[-2000:])
+        self.assertEqual(json.loads(worker.stdout)["note"], f"{len(Tokenizer.train(CORPUS[:2000], 40).merges)} merges")
 
     def test_training_is_silent_by_default(self):
         with mock.patch("sys.stdout") as stdout, mock.patch("sys.stderr") as stderr:

@@ -1,10 +1,10 @@
 """Benchmark the lab's BPE tokenizer and compare it with well-known peers.
 
-Run ``python3 bench_bpe.py`` for the full benchmark (about 35 minutes on a
-busy two-core machine: a third of it subword-nmt training, ten minutes the
-SuperBPE phase), ``python3
-bench_bpe.py --only encode,long`` to run some phases again, or ``python3
-bench_bpe.py --quick`` for a smoke test that finishes in seconds. The result
+Run ``python3 tools/bench_bpe.py`` for the full benchmark (about 35 minutes
+on a busy two-core machine: a third of it subword-nmt training, ten minutes
+the SuperBPE phase), ``python3 tools/bench_bpe.py --only encode,long`` to run
+some phases again, or ``python3 tools/bench_bpe.py --quick`` for a smoke test
+that finishes in a few seconds (every job in one process, tiny sizes). The result
 is a Markdown table and a table of ratios on standard output; progress goes
 to standard error.
 
@@ -934,9 +934,10 @@ def job_explain(spec):
     The memory reported is the explain process's (``RUSAGE_CHILDREN``: at
     least this small process's own, carried across exec).
     """
-    command = [sys.executable, os.path.join(HERE, "bpe.py"), "explain", "-t", spec["tokenizer"]]
+    lab = HERE if os.path.exists(os.path.join(HERE, "bpe.py")) else ROOT  # a snapshot, or the working tree
+    command = [sys.executable, os.path.join(lab, "bpe.py"), "explain", "-t", spec["tokenizer"]]
     text = random_letters(spec["n"]).encode("utf-8")
-    finished, seconds = timed(subprocess.run, command, input=text, capture_output=True, cwd=HERE)
+    finished, seconds = timed(subprocess.run, command, input=text, capture_output=True, cwd=lab)
     if finished.returncode != 0:
         raise RuntimeError(finished.stderr.decode("utf-8", "replace").strip() or f"exit {finished.returncode}")
     return {"seconds": seconds, "rss_kib": max_rss_kib(resource.RUSAGE_CHILDREN),
@@ -1033,7 +1034,12 @@ JOBS = {"train": job_train, "encode": job_encode, "small-train": job_small_train
 
 def run_worker(spec_json):
     """Run one job described by a JSON string and print its result as one JSON line."""
-    spec = json.loads(spec_json)
+    print(json.dumps(job_result(json.loads(spec_json))))
+    return 0
+
+
+def job_result(spec):
+    """What one job reports, in this process: its figures, or why it was skipped; its peak memory."""
     try:
         result = JOBS[spec["job"]](spec)
     except ImportError as error:
@@ -1044,8 +1050,7 @@ def run_worker(spec_json):
     except Unmeasured as reason:
         result = {"skipped": str(reason)}
     result.setdefault("rss_kib", peak_rss_kib())
-    print(json.dumps(result))
-    return 0
+    return result
 
 
 # --------------------------------------------------------------------------
@@ -1093,7 +1098,16 @@ def snapshot_code(folder):
 
 
 def run_once(spec, code):
-    """Run one job in a fresh process from the code snapshot ``code``; add the whole-process wall time."""
+    """Run one job in a fresh process from the code snapshot ``code``; add the whole-process wall time.
+
+    With no snapshot (``--quick``, a smoke run whose figures nobody reads), the
+    job runs in this process instead: every job's code is exercised, without
+    starting a process for each.
+    """
+    if code is None:
+        result, wall = timed(job_result, spec)
+        result["wall"] = wall
+        return result
     env = dict(os.environ, **IMPLEMENTATIONS[spec["impl"]].env)
     command = [sys.executable, os.path.join(code, os.path.basename(__file__)), "--worker", json.dumps(spec)]
     finished, wall = timed(subprocess.run, command, capture_output=True, text=True, env=env, cwd=code)
@@ -1683,7 +1697,7 @@ def bench_cache(plan):
         return [], [(title, measurement.problem)]
     run = measurement.runs[0]
     held, distinct, limit = run["held"], run["distinct"], run["limit"]
-    value = f"bpe.CACHE_LIMIT = {limit:,} entries; {distinct:,} distinct chunks, {held / MB:.1f} MB held"
+    value = f"bpelab.engine.CACHE_LIMIT = {limit:,} entries; {distinct:,} distinct chunks, {held / MB:.1f} MB held"
     if distinct <= limit:  # every chunk is cached once, so the size per entry is known
         value += f" ({held / distinct:,.0f} bytes each: about {held / distinct * limit / MB:.0f} MB at the limit)"
     return [], [(title, value)]
@@ -1802,7 +1816,8 @@ def parse_args(argv):
         "Prints a Markdown table; every figure is the median of fresh processes.",
     )
     parser.add_argument("--quick", action="store_true",
-                        help="tiny sizes, one run, no peers, no official vocabularies: a smoke test that takes seconds")
+                        help="tiny sizes, one run, no peers, no official vocabularies, every job in this one process: "
+                             "a smoke test that takes seconds")
     parser.add_argument("--only", type=phases, metavar="PHASE,...",
                         help=f"run only these phases (default all: {','.join(PHASES)})")
     parser.add_argument("--mb", type=float, help="size of each corpus in MB of UTF-8 (10^6 bytes; default 10)")
@@ -1825,7 +1840,7 @@ def parse_args(argv):
     settings = {name: preset[name] if value is None else value for name, value in settings.items()}
     settings.update(letters=preset["letters"], long=preset["long"], official=preset["official"], superbpe=preset["superbpe"],
                     peers=preset["peers"] and not args.no_peers, only=args.only or list(PHASES),
-                    reference_mb=args.reference_mb, corpus=args.corpus, worker=args.worker)
+                    reference_mb=args.reference_mb, corpus=args.corpus, worker=args.worker, in_process=args.quick)
     if not settings["sizes"] or min(settings["sizes"]) < 2 or settings["repeat"] < 1 or settings["mb"] <= 0:
         parser.error("--sizes must list sizes of at least 2, --repeat must be at least 1, --mb positive")
     if settings["byte_vocab"] < 256:
@@ -1865,8 +1880,12 @@ def main(argv=None):
         except (OSError, UnicodeDecodeError) as error:
             print(f"bench_bpe.py: cannot use the corpus: {error}", file=sys.stderr)
             return 2
-        code = snapshot_code(os.path.join(folder, "code"))
-        digest = bpe_digest(code)
+        if settings["in_process"]:
+            sys.path.insert(0, ROOT)  # the jobs import bpe from the working tree
+            code = None
+        else:
+            code = snapshot_code(os.path.join(folder, "code"))
+        digest = bpe_digest(code or ROOT)
         plan = Plan(settings, corpora, folder, code)
         rows, ratios = run_benchmark(plan)
     print("\n".join(header_lines(plan, digest)))
