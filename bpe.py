@@ -26,7 +26,8 @@ from bpelab.blocks import BLOCK_SIZE, read_blocks, safe_blocks, stream_blocks, t
 from bpelab.byte_level import (BYTE_TO_CHAR, CHAR_TO_BYTE, SINGLE_BYTES, bytes_to_display, display_to_bytes,
                                replace_lone_surrogates, token_offsets)
 from bpelab.checks import (REPLACEMENT_CHARACTER, UNK, check_alphabet, check_byte_alphabet, check_choice, check_flag,
-                           check_merges, check_no_surrogate, check_paths, check_positive_int, check_text, decoded_values)
+                           check_merges, check_no_surrogate, check_paths, check_positive_int, check_prefix_space,
+                           check_text, decoded_values)
 from bpelab.engine import CACHE_LIMIT, TIE_RULES, ChunkCache, Pair, Token, encode_chunk, report_progress, train_merges
 from bpelab.files import (MAX_FILE_BYTES, PathLike, atomic_writer, check_output_path, read_file_bytes, read_json,
                           write_text_atomic)
@@ -37,6 +38,7 @@ from bpelab.specials import SpecialChoice, SpecialTokenInText, SpecialTokenMatch
 from bpelab.huggingface import HuggingFaceMethods
 from bpelab.tiktoken_files import TiktokenMethods
 from bpelab.token_files import TokenFileMethods, token_file_dtype
+from bpelab.vocabulary import GivenVocabulary
 from bpelab.training import OnMerge, Progress, check_chunk_counts, count_chunks, start_sequences, training_options
 
 __all__ = [
@@ -242,6 +244,8 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
         history: after training, each merge as ``{"pair": [left, right], "token": left + right, "count": n}``;
             empty after loading.
         ties: the tie rule training used (see ``best_pair``); None when built or loaded.
+        add_prefix_space: whether a space is put before text that does not start with one (byte level only).
+        pipeline: an imported model's added tokens, normalizer and the rest (``bpelab.pipeline``), or None.
 
     ``len(tok)`` (also ``tok.n_vocab``) is the number of IDs. The methods for datasets and for other
     libraries' files come from the package, each in its own room: ``encode_batch``, ``encode_files``
@@ -251,15 +255,25 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
     """
 
     def __init__(self, alphabet: Optional[Sequence[str]], merges: Sequence[tuple[str, str]], *, byte_level: bool = False,
-                 pattern: Optional[str] = None, special_tokens: Union[Sequence[str], Mapping[str, int]] = ()):
+                 pattern: Optional[str] = None, special_tokens: Union[Sequence[str], Mapping[str, int]] = (),
+                 add_prefix_space: bool = False, vocab: Optional[Sequence[Optional[str]]] = None, pipeline=None):
         """Build a tokenizer from its base tokens and merge list, checking both.
 
         ``alphabet``: the sorted characters, or at the byte level None (the
         256 bytes in byte order) or their 256 display characters in ID order.
         ``special_tokens``: a list (IDs follow the merges, in order) or a dict
         of text -> ID (IDs at or above the first free one; gaps allowed).
+        An imported model gives its IDs instead, ``vocab`` (every token by ID,
+        None in a gap), and a ``pipeline``: see ``bpelab.vocabulary``.
         """
         check_flag(byte_level, "byte_level")
+        check_prefix_space(add_prefix_space, byte_level)
+        self.history, self.ties = [], None
+        if vocab is not None or pipeline is not None:  # the IDs are given, not rebuilt
+            self._given = GivenVocabulary(vocab, merges, pipeline, byte_level, alphabet, pattern, special_tokens,
+                                          add_prefix_space)
+            self.__dict__.update(self._given.attributes())
+            return self._prepare()
         pattern = DEFAULT_PATTERN[byte_level] if pattern is None else pattern
         check_pattern(pattern)
         if byte_level:
@@ -277,8 +291,7 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
         for text, token_id in self.special_tokens.items():
             self.vocab[token_id] = text
         self.ids = {token: token_id for token_id, token in enumerate(ordinary)}
-        self.history = []
-        self.ties = None
+        self.add_prefix_space, self.pipeline = add_prefix_space, None
         self._prepare()
 
     def _prepare(self):
@@ -288,6 +301,9 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
         engine works on IDs), ``_decoded`` holds what each ID decodes to
         (bytes at the byte level), and ``_cache`` each chunk's IDs once encoded.
         """
+        if self.pipeline is not None:  # (its start IDs and blocks too, in place of the methods below)
+            self._decoded, self._cut, self._specials, self._cache, self._start_ids, self._blocks = self._given.tables()
+            return
         ids = self.ids
         self._merged_id = {(ids[left], ids[right]): ids[left + right] for left, right in self.merges}
         if self.byte_level:
@@ -329,7 +345,7 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
 
     @classmethod
     def train(cls, text: str, vocab_size: int, *, byte_level: bool = False, pattern: Optional[str] = None,
-              special_tokens: Sequence[str] = (), ties: str = "smallest",
+              special_tokens: Sequence[str] = (), ties: str = "smallest", add_prefix_space: bool = False,
               progress: Progress = None, on_merge: OnMerge = None) -> "Tokenizer":
         """Learn merges from ``text`` until the vocabulary has ``vocab_size`` entries.
 
@@ -344,24 +360,27 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
           ``vocab_size``); their text in the training data is left out.
         - ``ties`` chooses between equally frequent pairs: ``"smallest"``
           or ``"first-seen"`` (see ``best_pair``).
+        - ``add_prefix_space=True`` (byte level) puts a space before text that lacks one, as ``encode`` will.
         - ``progress(merges_done, merge_target)`` is called about a hundred
           times; ``on_merge(rank, entry)`` with each ``history`` entry as soon
           as it is learned.
         """
         check_text(text)
-        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge)
+        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge,
+                                             add_prefix_space)
         if byte_level:
             text = replace_lone_surrogates(text)
         else:
             check_no_surrogate(text, "text", "; remove it, or train with byte_level=True, which reads it as U+FFFD")
-        counts = count_chunks(text_blocks(text), pattern, special_tokens=specials)
-        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge)
+        counts = count_chunks(text_blocks(text), pattern, special_tokens=specials, add_prefix_space=add_prefix_space)
+        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge,
+                                    add_prefix_space)
 
     @classmethod
     def train_from_files(cls, paths: Sequence[PathLike], vocab_size: int, *, byte_level: bool = False,
                          pattern: Optional[str] = None, special_tokens: Sequence[str] = (), ties: str = "smallest",
-                         progress: Progress = None, on_merge: OnMerge = None,
-                         block_size: int = BLOCK_SIZE) -> "Tokenizer":
+                         progress: Progress = None, on_merge: OnMerge = None, block_size: int = BLOCK_SIZE,
+                         add_prefix_space: bool = False) -> "Tokenizer":
         """Train on UTF-8 files as if they were one concatenated text, without holding it.
 
         The files are read ``block_size`` bytes at a time and cut only where a
@@ -371,15 +390,19 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
         ``train``.
         """
         paths = check_paths(paths)
-        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge)
+        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge,
+                                             add_prefix_space)
         check_positive_int(block_size, "block_size")
-        counts = count_chunks(read_blocks(paths, block_size), pattern, special_tokens=specials)
-        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge)
+        counts = count_chunks(read_blocks(paths, block_size), pattern, special_tokens=specials,
+                              add_prefix_space=add_prefix_space)
+        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge,
+                                    add_prefix_space)
 
     @classmethod
     def train_from_counts(cls, chunk_counts: Mapping[str, int], vocab_size: int, *, byte_level: bool = False,
                           pattern: Optional[str] = None, special_tokens: Sequence[str] = (), ties: str = "smallest",
-                          progress: Progress = None, on_merge: OnMerge = None) -> "Tokenizer":
+                          progress: Progress = None, on_merge: OnMerge = None,
+                          add_prefix_space: bool = False) -> "Tokenizer":
         """Train on chunk counts made elsewhere (``count_chunks``, a process pool, a cluster job).
 
         ``chunk_counts`` maps each chunk string, exactly as ``chunks`` cuts it
@@ -387,14 +410,17 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
         may be a key of its own (it is not trained on). "First seen" follows
         the order of the keys. Counting chunks is the only step whose cost
         grows with the corpus, so any engine can do it and hand the result
-        over.
+        over (with ``add_prefix_space``, counted as ``count_chunks`` counts).
         """
-        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge)
+        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge,
+                                             add_prefix_space)
         check_chunk_counts(chunk_counts, pattern, specials)
-        return cls._train_on_counts(chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge)
+        return cls._train_on_counts(chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge,
+                                    add_prefix_space)
 
     @classmethod
-    def _train_on_counts(cls, chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge):
+    def _train_on_counts(cls, chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge,
+                         add_prefix_space):
         """The step every trainer shares: chunk counts in, merges learned by the fast engine, tokenizer out."""
         alphabet, sequences, merges_wanted = start_sequences(chunk_counts, vocab_size, byte_level, specials)
         display_form = bytes_to_display if byte_level else str
@@ -408,14 +434,15 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
 
         train_merges(sequences, merges_wanted, ties=ties, progress=progress, on_merge=learned)
         merges = [tuple(entry["pair"]) for entry in history]
-        tokenizer = cls(alphabet, merges, byte_level=byte_level, pattern=pattern, special_tokens=specials)
+        tokenizer = cls(alphabet, merges, byte_level=byte_level, pattern=pattern, special_tokens=specials,
+                        add_prefix_space=add_prefix_space)
         tokenizer.history, tokenizer.ties = history, ties
         return tokenizer
 
     # -- encoding ----------------------------------------------------------
 
-    def encode(self, text: str, *, allowed_special: SpecialChoice = (),
-               disallowed_special: SpecialChoice = "all") -> list[int]:
+    def encode(self, text: str, *, allowed_special: SpecialChoice = None,
+               disallowed_special: SpecialChoice = None) -> list[int]:
         """Turn ``text`` into a list of token IDs.
 
         >>> Tokenizer(["a", "b", "c"], [("a", "b")]).encode("abcabd")
@@ -426,8 +453,10 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
         Special tokens follow tiktoken's rules: by default, a special token's
         text in the input is an error; ``allowed_special`` (a set of them, or
         ``"all"``) encodes those as their IDs; ``disallowed_special=()`` lets
-        the rest through as ordinary text. At the byte level, lone surrogates
-        (which have no UTF-8 form) are encoded as U+FFFD, as tiktoken does.
+        the rest through as ordinary text; with a ``pipeline`` (imported from
+        Hugging Face), by default every added token's text is its ID, as
+        there. At the byte level, lone surrogates (which have no UTF-8 form)
+        are encoded as U+FFFD, as tiktoken does.
         """
         check_text(text)
         if self.byte_level:
@@ -448,10 +477,16 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
         is encoded once and remembered, so text that repeats its words (all
         text does) costs little more than chunking.
         """
-        for block in safe_blocks(text_blocks(text, blocks.BLOCK_SIZE), self.pattern):
+        for block in self._blocks(text):
             cache = self._cache
             ids.extend(chain.from_iterable(map(cache.__getitem__, self._cut(block))))
             self._cache = cache.renewed()
+
+    def _blocks(self, text):
+        """Text in blocks that end at safe cuts, with a prefix space in front if asked and needed."""
+        if self.add_prefix_space and text and not text.startswith(" "):
+            text = " " + text
+        return safe_blocks(text_blocks(text, blocks.BLOCK_SIZE), self.pattern)
 
     def _encode_new_chunk(self, chunk):
         """A chunk's IDs, as a tuple, through the fast encoder (the cache calls this for chunks it lacks)."""
@@ -464,8 +499,8 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
         known = self._character_id
         return [known.get(char, 0) for char in chunk]
 
-    def tokens(self, text: str, *, allowed_special: SpecialChoice = (),
-               disallowed_special: SpecialChoice = "all") -> list[str]:
+    def tokens(self, text: str, *, allowed_special: SpecialChoice = None,
+               disallowed_special: SpecialChoice = None) -> list[str]:
         """Split ``text`` into token strings (``<unk>`` for unknown characters, GPT-2 display form for bytes).
 
         >>> Tokenizer(None, [("Ġ", "c")], byte_level=True).tokens(" café")
@@ -474,8 +509,8 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
         ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
         return [self.vocab[token_id] for token_id in ids]
 
-    def token_texts(self, text: str, *, allowed_special: SpecialChoice = (),
-                    disallowed_special: SpecialChoice = "all") -> list[str]:
+    def token_texts(self, text: str, *, allowed_special: SpecialChoice = None,
+                    disallowed_special: SpecialChoice = None) -> list[str]:
         """Split ``text`` into the text each token stands for, to read rather than GPT-2's display form.
 
         >>> Tokenizer(None, [("Ġ", "c")], byte_level=True).token_texts(" café")
@@ -488,8 +523,8 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
         ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
         return display.token_texts(self, replace_lone_surrogates(text) if self.byte_level else text, ids)
 
-    def encode_with_offsets(self, text: str, *, allowed_special: SpecialChoice = (),
-                            disallowed_special: SpecialChoice = "all") -> list[tuple[int, int, int]]:
+    def encode_with_offsets(self, text: str, *, allowed_special: SpecialChoice = None,
+                            disallowed_special: SpecialChoice = None) -> list[tuple[int, int, int]]:
         """Encode ``text`` as ``(id, start, end)`` triples: each token's span of characters in ``text``.
 
         >>> Tokenizer(None, [], byte_level=True).encode_with_offsets("hé")
@@ -505,7 +540,9 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
     def chunks(self, text: str) -> list[str]:
         """Cut ``text`` as ``encode`` does, with this tokenizer's pattern (special tokens are not looked for)."""
         check_text(text)
-        return self._cut(replace_lone_surrogates(text) if self.byte_level else text)
+        text = replace_lone_surrogates(text) if self.byte_level else text
+        return [chunk for segment, _ in self._specials.segments(text, (), ()) if segment
+                for block in self._blocks(segment) for chunk in self._cut(block)]
 
     def start_tokens(self, chunk: str) -> list[str]:
         """A chunk's tokens before any merge: its characters (unknown ones as ``<unk>``) or its bytes."""
@@ -515,7 +552,7 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
 
     # -- decoding and looking up -------------------------------------------
 
-    def decode(self, ids: Iterable[int]) -> str:
+    def decode(self, ids: Iterable[int], *, skip_special_tokens: Optional[bool] = None) -> str:
         """Turn token IDs back into text.
 
         >>> Tokenizer(["a", "c"], []).decode([2, 1, 0])
@@ -524,10 +561,13 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
         ID 0 of a character-level tokenizer becomes U+FFFD; at the byte level,
         bytes that are not valid UTF-8 (a character cut in two) become U+FFFD.
         Any integer is an ID (numpy's too), but ``True`` and ``False`` are not.
+        ``skip_special_tokens`` leaves special tokens out; by default only a
+        tokenizer with a ``pipeline`` does, as Hugging Face's ``decode`` does.
         """
-        if self.byte_level:
-            return b"".join(decoded_values(ids, self._decoded)).decode("utf-8", errors="replace")
-        return "".join(decoded_values(ids, self._decoded))
+        skip = self.pipeline is not None if skip_special_tokens is None else skip_special_tokens
+        check_flag(skip, "skip_special_tokens")
+        values = decoded_values(ids, self._decoded, self._specials.special_ids if skip else ())
+        return b"".join(values).decode("utf-8", errors="replace") if self.byte_level else "".join(values)
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The exact bytes that token IDs stand for (special tokens as their UTF-8 text)."""

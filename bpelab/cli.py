@@ -118,7 +118,7 @@ def encode_text(tokenizer, text, allow_special, refusal="add --allow-special to 
     character level) are mentioned once on stderr.
     """
     try:
-        ids = tokenizer.encode(text, allowed_special="all" if allow_special else ())
+        ids = tokenizer.encode(text, allowed_special="all" if allow_special else None)
     except SpecialTokenInText as error:
         raise CommandError(f"the text contains the special token {error.token!r}; {refusal}") from None
     if note and not tokenizer.byte_level and 0 in ids:
@@ -284,7 +284,7 @@ def command_prepare(args):
     check_output(args.output + ".json", args.files)
     with terminal_line() as line, special_tokens_in_command_line_words():
         summary = tokenizer.encode_files(args.files, args.output, workers=args.workers, separator=args.separator,
-                                         allowed_special="all" if args.allow_special else (),
+                                         allowed_special="all" if args.allow_special else None,
                                          progress=bytes_progress(line, "encoding"))
     OUT.write(f"{args.output}: {summary['tokens']:,} tokens as {summary['dtype']} from {len(args.files):,} "
               f"file{'s' if len(args.files) > 1 else ''}; described in {args.output}.json\n")
@@ -295,7 +295,7 @@ def command_count(args):
     tokenizer = load_tokenizer(args)
     with terminal_line() as line, special_tokens_in_command_line_words():
         counts = tokenizer.count_files(args.files, workers=args.workers,
-                                       allowed_special="all" if args.allow_special else (),
+                                       allowed_special="all" if args.allow_special else None,
                                        progress=bytes_progress(line, "counting"))
     rows = [(f"{count:,}", path) for count, path in zip(counts, args.files)]
     if len(counts) > 1:

@@ -8,14 +8,14 @@ finds them in text quickly however many there are.
 """
 
 import re
-from typing import Iterable, Union
+from typing import Iterable, Optional, Union
 
 from bpelab.checks import UNK, check_list, check_no_surrogate
 from bpelab.messages import named, shown
 from bpelab.patterns import template_regex
 
-SpecialChoice = Union[str, Iterable[str]]
-"""``"all"``, or a collection of special tokens' texts."""
+SpecialChoice = Optional[Union[str, Iterable[str]]]
+"""``"all"``, or a collection of special tokens' texts; None for the tokenizer's own rule."""
 
 
 MAX_SPECIAL_LENGTH = 128
@@ -147,16 +147,18 @@ class SpecialTokenMatcher:
     def __init__(self, ids):
         self.ids = ids
         self.all = frozenset(ids)
+        self.special_ids = frozenset(ids.values())
         self._finders = {}
 
-    def segments(self, text, allowed_special, disallowed_special):
+    def segments(self, text, allowed_special=None, disallowed_special=None):
         """Cut ``text`` around the allowed special tokens: ``(text, None)`` and ``(None, ID)`` items.
 
-        Special tokens follow tiktoken's rules: the text of a disallowed one
-        (by default, all that are not allowed) is a ``SpecialTokenInText``.
+        Special tokens follow tiktoken's rules: none is allowed unless named,
+        and the text of a disallowed one (by default, all that are not
+        allowed) is a ``SpecialTokenInText``.
         """
-        allowed = self.chosen(allowed_special, "allowed_special")
-        if disallowed_special == "all":
+        allowed = frozenset() if allowed_special is None else self.chosen(allowed_special, "allowed_special")
+        if disallowed_special is None or disallowed_special == "all":
             disallowed = self.all - allowed if allowed else self.all
         else:
             disallowed = self.chosen(disallowed_special, "disallowed_special")

@@ -48,6 +48,15 @@ def token_file_dtype(n_vocab):
     return "uint16" if n_vocab <= 1 << 16 else "uint32"
 
 
+def cut_by(tokenizer):
+    """The pattern whose safe cuts a file may be cut at for ``tokenizer`` (see ``safe_blocks``), or None for none.
+
+    A prefix space or a pipeline (normalizer, other splits) has no known
+    safe cuts: such a tokenizer encodes each file whole.
+    """
+    return None if tokenizer.add_prefix_space or tokenizer.pipeline is not None else tokenizer.pattern
+
+
 def _file_blocks(paths, pattern, block_size, progress):
     """``(file number, block)`` for every block of every file, cut at safe places; ``progress`` hears of each."""
     sizes = [os.stat(path).st_size for path in paths]
@@ -172,7 +181,7 @@ def encode_files(tokenizer, paths, out_path, workers, separator, allowed_special
     counts = [0] * len(paths)
     with atomic_writer(description_path, "out_path") as description, \
             atomic_writer(out_path, "out_path") as stream:
-        blocks = _file_blocks(paths, tokenizer.pattern, block_size, progress)
+        blocks = _file_blocks(paths, cut_by(tokenizer), block_size, progress)
         ended = 0  # files whose blocks are all written, and the separator after them
         for number, data in _block_results(tokenizer, paths, blocks, workers, specials, typecode):
             while ended < number:
@@ -201,7 +210,7 @@ def count_files(tokenizer, paths, workers, allowed_special, disallowed_special, 
                                           block_size)
     check_callback(progress, "progress")
     counts = [0] * len(paths)
-    blocks = _file_blocks(paths, tokenizer.pattern, block_size, progress)
+    blocks = _file_blocks(paths, cut_by(tokenizer), block_size, progress)
     for number, count in _block_results(tokenizer, paths, blocks, workers, specials, None):
         counts[number] += count
     return counts
@@ -238,14 +247,14 @@ class TokenFileMethods:
 
     __slots__ = ()  # a base class of bpe.Tokenizer, which keeps its own attributes
 
-    def encode_batch(self, texts: Sequence[str], *, workers: int = 1, allowed_special: SpecialChoice = (),
-                     disallowed_special: SpecialChoice = "all") -> list[list[int]]:
+    def encode_batch(self, texts: Sequence[str], *, workers: int = 1, allowed_special: SpecialChoice = None,
+                     disallowed_special: SpecialChoice = None) -> list[list[int]]:
         """Encode each of ``texts``: a list of ID lists, in order, shared among ``workers`` processes if above 1."""
         return encode_batch(self, texts, workers, allowed_special, disallowed_special)
 
     def encode_files(self, paths: Sequence[PathLike], out_path: PathLike, *, workers: int = 1,
-                     separator: Optional[str] = None, allowed_special: SpecialChoice = (),
-                     disallowed_special: SpecialChoice = "all", block_size: int = BLOCK_SIZE,
+                     separator: Optional[str] = None, allowed_special: SpecialChoice = None,
+                     disallowed_special: SpecialChoice = None, block_size: int = BLOCK_SIZE,
                      progress: Progress = None) -> dict:
         """Encode UTF-8 files into one flat file of token IDs for training a model; return its description.
 
@@ -258,8 +267,8 @@ class TokenFileMethods:
         return encode_files(self, paths, out_path, workers, separator, allowed_special, disallowed_special,
                             block_size, progress)
 
-    def count_files(self, paths: Sequence[PathLike], *, workers: int = 1, allowed_special: SpecialChoice = (),
-                    disallowed_special: SpecialChoice = "all", block_size: int = BLOCK_SIZE,
+    def count_files(self, paths: Sequence[PathLike], *, workers: int = 1, allowed_special: SpecialChoice = None,
+                    disallowed_special: SpecialChoice = None, block_size: int = BLOCK_SIZE,
                     progress: Progress = None) -> list[int]:
         """The number of tokens in each of the UTF-8 files, read block by block as ``encode_files`` reads them."""
         return count_files(self, paths, workers, allowed_special, disallowed_special, block_size, progress)
