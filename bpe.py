@@ -379,8 +379,8 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
     @classmethod
     def train_from_files(cls, paths: Sequence[PathLike], vocab_size: int, *, byte_level: bool = False,
                          pattern: Optional[str] = None, special_tokens: Sequence[str] = (), ties: str = "smallest",
-                         progress: Progress = None, on_merge: OnMerge = None, block_size: int = BLOCK_SIZE,
-                         add_prefix_space: bool = False) -> "Tokenizer":
+                         add_prefix_space: bool = False, progress: Progress = None, on_merge: OnMerge = None,
+                         block_size: int = BLOCK_SIZE) -> "Tokenizer":
         """Train on UTF-8 files as if they were one concatenated text, without holding it.
 
         The files are read ``block_size`` bytes at a time and cut only where a
@@ -401,8 +401,8 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
     @classmethod
     def train_from_counts(cls, chunk_counts: Mapping[str, int], vocab_size: int, *, byte_level: bool = False,
                           pattern: Optional[str] = None, special_tokens: Sequence[str] = (), ties: str = "smallest",
-                          progress: Progress = None, on_merge: OnMerge = None,
-                          add_prefix_space: bool = False) -> "Tokenizer":
+                          add_prefix_space: bool = False, progress: Progress = None,
+                          on_merge: OnMerge = None) -> "Tokenizer":
         """Train on chunk counts made elsewhere (``count_chunks``, a process pool, a cluster job).
 
         ``chunk_counts`` maps each chunk string, exactly as ``chunks`` cuts it

@@ -28,7 +28,7 @@ false in every file the lab reads, and refused when true.
 from collections import namedtuple
 
 from bpelab.checks import check_list, check_no_surrogate
-from bpelab.messages import listed, shown
+from bpelab.messages import shown
 from bpelab.specials import MAX_SPECIAL_LENGTH, SpecialTokenInText, SpecialTokenMatcher
 
 AddedToken = namedtuple("AddedToken", "id content special normalized lstrip rstrip single_word")
@@ -154,6 +154,6 @@ def added_token_lines(added_tokens, most=6):
     for special, kind in ((True, "special"), (False, "not special, always matched")):
         chosen = [token for token in added_tokens if token.special == special]
         if chosen:
-            first = listed((f"{token.content} {token.id}" for token in chosen), ", ", most)
-            lines.append(f"{len(chosen):,} added tokens {kind}: {first}")
+            first = ", ".join(f"{shown(token.content)}={token.id}" for token in chosen[:most])
+            lines.append(f"{len(chosen):,} added tokens {kind}: {first}" + (", ..." if len(chosen) > most else ""))
     return lines

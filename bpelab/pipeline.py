@@ -361,9 +361,14 @@ def step_words(step):
     if step["step"] == "digits":
         return "numbers apart, " + ("each alone" if step["individual"] else "in runs")
     (kind, text), = step["pattern"].items()
-    shown_pattern = {"name": f"the built-in pattern {text}", "regex": f"the regex {shown(text, 80)}",
-                     "string": f"the text {shown(text)}"}[kind]
-    return f"split by {shown_pattern}, {step['behavior'].replace('_', ' ')}" + (", inverted" if step["invert"] else "")
+    readable = CONTROL.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
+    pattern = {"name": f"the built-in pattern {text}", "regex": f"the regex {readable}",
+               "string": f"the text {shown(text)}"}[kind]
+    return f"split by {pattern}, {step['behavior'].replace('_', ' ')}" + (", inverted" if step["invert"] else "")
+
+
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+"""A control character, which a regex shown in words has escaped (DeepSeek V3's hold a real line break)."""
 
 
 def check_model(model):
