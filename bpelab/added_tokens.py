@@ -106,6 +106,7 @@ class AddedTokenMatcher(SpecialTokenMatcher):
         self.raw = {token.content: token for token in added_tokens if not token.normalized}
         self.normalized = {normalize(token.content): token for token in added_tokens if token.normalized}
         self.plain = frozenset(token.content for token in added_tokens if not token.special)
+        self.by_choice = {}
 
     def segments(self, text, allowed_special=None, disallowed_special=None):
         """Cut ``text`` around its added tokens: ``(normalized text, None)`` and ``(None, ID)`` items, in order.
@@ -125,23 +126,42 @@ class AddedTokenMatcher(SpecialTokenMatcher):
             found = self.finder(disallowed).search(text)
             if found:
                 raise SpecialTokenInText(found.group())
-        wanted = self.plain | allowed
+        raw, normalized = self.finders(allowed)
+        if raw is None or raw.search(text) is None:  # (most text holds no added token: the quick way)
+            if normalized is None:
+                return [(self.normalize(text), None)]
+            return [(stretch, None) if token is None else (None, token.id)
+                    for stretch, token in self.cut(self.normalize(text), normalized, self.normalized)]
         segments = []
-        for piece, token in self.cut(text, self.raw, wanted):
+        for piece, token in self.cut(text, raw, self.raw):
             if token is not None:
                 segments.append((None, token.id))
             elif piece:
                 segments += [(stretch, None) if token is None else (None, token.id)
-                             for stretch, token in self.cut(self.normalize(piece), self.normalized, wanted)]
+                             for stretch, token in self.cut(self.normalize(piece), normalized, self.normalized)]
         return segments or [("", None)]
 
-    def cut(self, text, tokens, wanted):
-        """``(text, None)`` and ``("", token)`` items: ``text`` cut around the leftmost-longest matches of ``tokens``."""
-        texts = frozenset(match for match, token in tokens.items() if token.content in wanted)
-        if not texts:
+    def finders(self, allowed):
+        """The finders of the added tokens sought as written and after normalizing, with these special ones allowed
+        (None where none is sought); made once per choice."""
+        found = self.by_choice.get(allowed)
+        if found is None:
+            wanted = self.plain | allowed
+            found = tuple(self.finder(texts) if texts else None for texts in (
+                frozenset(text for text, token in tokens.items() if token.content in wanted)
+                for tokens in (self.raw, self.normalized)))
+            if len(self.by_choice) >= 8:
+                self.by_choice.clear()
+            self.by_choice[allowed] = found
+        return found
+
+    @staticmethod
+    def cut(text, finder, tokens):
+        """``(text, None)`` and ``("", token)`` items: ``text`` cut around the leftmost-longest matches of ``finder``."""
+        if finder is None:
             return [(text, None)]
         pieces, start = [], 0
-        for found in self.finder(texts).finditer(text):
+        for found in finder.finditer(text):
             pieces += [(text[start:found.start()], None), ("", tokens[found.group()])]
             start = found.end()
         pieces.append((text[start:], None))

@@ -548,6 +548,8 @@ class ChunkRegex:
 
     def prepared(self, text):
         """The compiled pattern and the text to search with it (characters above U+FFFF put as their kind)."""
+        if text.isascii():
+            return self.bmp, text
         try:
             size = len(text.encode("utf-16-le"))  # fast; fails on a lone surrogate
         except UnicodeEncodeError:
