@@ -558,6 +558,19 @@ class ChunkRegex:
             return self.bmp, text
         return (self.bmp, ABOVE_BASIC.sub(self.proxies.replace, text)) if self.proxies else (self.full, text)
 
+    @functools.cached_property
+    def plain(self):
+        """Whether ``findall`` gives the matches: the pattern cannot match empty and has no groups."""
+        return not self.nullable and not self.bmp.groups
+
+    @staticmethod
+    def with_gaps(text, searched, found, regex):
+        """The matches ``found`` in ``searched`` (``text``, perhaps with stand-ins) and the text between them."""
+        if not found:  # (a split by digits or by kanji finds none in most pieces)
+            return [text] if text else []
+        gaps = regex.split(searched)
+        return [piece for pair in zip(gaps, found + [""]) for piece in pair if piece]
+
     def spans(self, text):
         """The matches, as one flat list ``[start, end, start, end, ...]``, empty ones as Oniguruma reports them.
 
@@ -586,15 +599,17 @@ class ChunkRegex:
 
     def chunks(self, text):
         """The pieces Hugging Face's Split keeps as ``Isolated``: the matches and the text between, none empty."""
+        if text.isascii() and self.plain:  # the usual case, the quick way
+            found = self.bmp.findall(text)
+            return found if sum(map(len, found)) == len(text) else self.with_gaps(text, text, found, self.bmp)
         regex, searched = self.prepared(text)
         if self.nullable or regex.groups:  # Oniguruma's own loop (rare: no real pattern matches empty)
             bounds = [0, *self.spans(text), len(text)]
             found = [searched[start:end] for start, end in zip(bounds, bounds[1:]) if end > start]
         else:  # findall and split run in C
             found = regex.findall(searched)
-            if sum(map(len, found)) != len(text):  # some text lies between the matches
-                gaps = regex.split(searched)
-                found = [piece for pair in zip(gaps, found + [""]) for piece in pair if piece]
+            if sum(map(len, found)) != len(text):
+                found = self.with_gaps(text, searched, found, regex)
         if searched is not text:  # the pieces holding a surrogate stand-in come from the text itself
             ends = list(itertools.accumulate(map(len, found)))
             for at in {bisect.bisect_right(ends, astral.start()) for astral in ABOVE_BASIC.finditer(text)}:

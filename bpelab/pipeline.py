@@ -313,10 +313,12 @@ class Pipeline:
         if len(cutters) == 1:
             return cutters[0]
 
+        first, later = cutters[0], cutters[1:]
+
         def cut(text):
-            pieces = [text] if text else []
-            for step in cutters:
-                pieces = [piece for whole in pieces for piece in step(whole)]
+            pieces = first(text)
+            for step in later:
+                pieces = step(pieces[0]) if len(pieces) == 1 else [piece for whole in pieces for piece in step(whole)]
             return pieces
 
         return cut
