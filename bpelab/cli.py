@@ -20,6 +20,7 @@ from concurrent.futures import BrokenExecutor
 from bpe import (PATTERNS, TIE_RULES, UNK, SpecialTokenInText, Tokenizer, count_chunks, read_file_bytes,
                  reference_encode, write_text_atomic)
 from bpelab import huggingface, tiktoken_files
+from bpelab.files import parse_json
 from bpelab import widget as widget_page
 from bpelab.display import (emitted_whole, first_merge_of, format_table, id_text, made_from, merges_one_at_a_time,
                             render_colour, render_plain, token_spans, token_text, visible)
@@ -44,8 +45,14 @@ EXPLAIN_TOKENS = 40
 
 
 def load_tokenizer(args):
-    """The tokenizer named by ``-t``."""
-    return Tokenizer.load(args.tokenizer)
+    """The tokenizer named by ``-t``: a file of ours, or a Hugging Face ``tokenizer.json`` (read as ``convert`` reads it)."""
+    data = parse_json(read_file_bytes(args.tokenizer, "-t"), args.tokenizer)  # read once (it may be a pipe)
+    try:
+        if isinstance(data, dict) and "format_version" not in data and "model" in data:
+            return huggingface.from_huggingface_body(Tokenizer, data)
+        return Tokenizer.from_json(data)
+    except ValueError as error:
+        raise ValueError(f"{named(args.tokenizer)}: {error}") from None
 
 
 MERGE_TABLE_HEADER = "| merge | pair | token | count |\n| --- | --- | --- | --- |\n"

@@ -311,5 +311,64 @@ class PrefixSpaceTests(unittest.TestCase):
             self.assertEqual(theirs.encode(text).ids, tok.encode(text))
 
 
+class CommandLineAndDatasetTests(unittest.TestCase):
+    """The command line reads a tokenizer.json as it is; inspect and explain say what a pipeline does."""
+
+    def run_cli(self, *argv):
+        import contextlib
+        import io
+        import sys
+
+        from bpelab import cli
+
+        out_bytes = io.BytesIO()
+        out = io.TextIOWrapper(out_bytes, encoding="utf-8")
+        saved = sys.stdout
+        sys.stdout = out
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):
+                status = cli.main(list(argv))
+            out.flush()
+        finally:
+            sys.stdout = saved
+        self.assertEqual(status, 0)
+        return out_bytes.getvalue().decode("utf-8").splitlines()
+
+    def test_inspect_describes_the_pipeline(self):
+        lines = self.run_cli("inspect", "-t", os.path.join(DATA, "nfc.json"), "--top", "1")
+        self.assertIn("of 542 IDs", lines[0])
+        self.assertEqual(lines[1], "  normalizer: NFC")
+        self.assertTrue(lines[2].startswith("  pre-tokenizer: split by the regex (?i:'s|'t|"), lines[2])
+        self.assertTrue(lines[2].endswith(", isolated; then the UTF-8 bytes"), lines[2])
+        self.assertIn("  2 added tokens not special, always matched: '<think>'=540, '</think>'=541", lines)
+        self.assertIn("  post-processor: none", lines)
+        steps = self.run_cli("inspect", "-t", os.path.join(DATA, "steps.json"), "--top", "1")
+        self.assertIn("post-processor, only on request (apply_template): <s> $A </s>; pairs <s> $A </s> $B </s>",
+                      steps[steps.index("  model: BPE") + 2])
+
+    def test_explain_replays_one_at_a_time_and_names_ignore_merges(self):
+        lines = self.run_cli("explain", "-t", os.path.join(DATA, "ranked.json"), "qzqz supercalifragilistic")
+        self.assertIn("one at a time", lines[0])
+        self.assertIn("  whole: a token (ignore_merges)  ␣supercalifragilistic", lines)
+        self.assertIn("tokens: qzq z ␣supercalifragilistic", lines)
+
+    def test_offsets_where_the_text_is_kept_and_a_clear_refusal_where_not(self):
+        nfc = LOADED["nfc"]
+        self.assertEqual([span[1:] for span in nfc.encode_with_offsets("é x")][-1], (2, 3))
+        with self.assertRaisesRegex(ValueError, "changed it before encoding"):
+            nfc.encode_with_offsets("e\u0301")
+
+    def test_token_files_encode_each_file_whole(self):
+        tok = LOADED["sequence"]
+        with tempfile.TemporaryDirectory() as folder:
+            paths = []
+            for number, case in enumerate(EXPECTED["cases"][:20]):
+                paths.append(os.path.join(folder, f"{number}.txt"))
+                with open(paths[-1], "w", encoding="utf-8", newline="") as stream:
+                    stream.write(case["text"])
+            counts = tok.count_files(paths, workers=2, block_size=3)
+        self.assertEqual(counts, [len(case["ids"]["sequence"]) for case in EXPECTED["cases"][:20]])
+
+
 if __name__ == "__main__":
     unittest.main()
