@@ -19,8 +19,8 @@ module uses only those below it:
     added_tokens          Hugging Face's added tokens, matched as it matches them
     files                 reading with limits, writing atomically
     training              chunk counts and the options every trainer shares
-    engine                the fast trainer and encoder (equal to ``reference_train`` and ``reference_encode``)
     ranked                Hugging Face's merge rule, one occurrence at a time (its definition and engine)
+    engine                the fast trainer and encoder (equal to ``reference_train`` and ``reference_encode``)
     specials              special tokens: their IDs and where they are in text
     checks                what arguments, alphabets, merge lists and IDs must be
     byte_level            GPT-2's printable form of the 256 bytes

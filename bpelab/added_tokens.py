@@ -29,7 +29,7 @@ from collections import namedtuple
 
 from bpelab.checks import check_list, check_no_surrogate
 from bpelab.messages import shown
-from bpelab.specials import MAX_SPECIAL_LENGTH, SpecialTokenInText, SpecialTokenMatcher
+from bpelab.specials import MAX_SPECIAL_LENGTH, SpecialTokenInText, SpecialTokenMatcher, cut_around
 
 AddedToken = namedtuple("AddedToken", "id content special normalized lstrip rstrip single_word")
 AddedToken.__doc__ = """An added token: its ID, its text, and its flags (all True or False), as tokenizer.json has them."""
@@ -128,18 +128,21 @@ class AddedTokenMatcher(SpecialTokenMatcher):
                 raise SpecialTokenInText(found.group())
         raw, normalized = self.finders(allowed)
         if raw is None or raw.search(text) is None:  # (most text holds no added token: the quick way)
-            if normalized is None:
-                return [(self.normalize(text), None)]
-            return [(stretch, None) if token is None else (None, token.id)
-                    for stretch, token in self.cut(self.normalize(text), normalized, self.normalized)]
+            return self.second_pass(self.normalize(text), normalized)
         segments = []
-        for piece, token in self.cut(text, raw, self.raw):
+        for piece, token in cut_around(text, raw, self.raw.__getitem__):
             if token is not None:
                 segments.append((None, token.id))
             elif piece:
-                segments += [(stretch, None) if token is None else (None, token.id)
-                             for stretch, token in self.cut(self.normalize(piece), normalized, self.normalized)]
+                segments += self.second_pass(self.normalize(piece), normalized)
         return segments or [("", None)]
+
+    def second_pass(self, text, finder):
+        """Normalized text cut around the added tokens sought there (``finder``, None for none)."""
+        if finder is None:
+            return [(text, None)]
+        return [(piece, None) if token is None else (None, token.id)
+                for piece, token in cut_around(text, finder, self.normalized.__getitem__)]
 
     def finders(self, allowed):
         """The finders of the added tokens sought as written and after normalizing, with these special ones allowed
@@ -154,19 +157,6 @@ class AddedTokenMatcher(SpecialTokenMatcher):
                 self.by_choice.clear()
             self.by_choice[allowed] = found
         return found
-
-    @staticmethod
-    def cut(text, finder, tokens):
-        """``(text, None)`` and ``("", token)`` items: ``text`` cut around the leftmost-longest matches of ``finder``."""
-        if finder is None:
-            return [(text, None)]
-        pieces, start = [], 0
-        for found in finder.finditer(text):
-            pieces += [(text[start:found.start()], None), ("", tokens[found.group()])]
-            start = found.end()
-        pieces.append((text[start:], None))
-        return pieces
-
 
 def added_token_lines(added_tokens, most=6):
     """The added tokens in a few words: how many are special and not, and the first few of each."""

@@ -153,9 +153,26 @@ def text_ranges(text):
                    for first, _, last in (item.partition("-") for item in text.split())))
 
 
+@functools.lru_cache(maxsize=None)
+def runs_by_category():
+    """Each general category's ranges, read once from the tables' ``CATEGORY_RUNS``."""
+    items = unicode_ranges.CATEGORY_RUNS.split()
+    starts = [int(text, 16) for text in items[0::2]] + [TOP + 1]
+    found = {category: [] for category in unicode_ranges.CATEGORIES}
+    for index, category in enumerate(items[1::2]):
+        found[category].append((starts[index], starts[index + 1] - 1))
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def category_ranges(categories):
+    """The code points of a tuple of general categories, as merged ranges."""
+    return union(*(runs_by_category()[category] for category in categories))
+
+
 def category_set(name):
     """The code points of a category or group, by its squeezed lower-case name (``lu``, ``l``)."""
-    return unicode_ranges.category_ranges(tuple(CATEGORY_GROUPS.get(name, name.capitalize()).split()))
+    return category_ranges(tuple(CATEGORY_GROUPS.get(name, name.capitalize()).split()))
 
 
 CATEGORY_NAMES = {name.lower() for name in unicode_ranges.CATEGORIES} | set(CATEGORY_GROUPS)

@@ -21,8 +21,9 @@ a long one with a heap, in time that grows like n log n.
 """
 
 import heapq
-from itertools import repeat
 from typing import Callable, Mapping, Optional, Sequence
+
+from bpelab.engine import merge_few
 
 
 def reference_encode_leftmost(tokens: Sequence[str], merge_rank: Mapping[tuple, int], *,
@@ -81,35 +82,13 @@ def is_lab_ordered(table, id_bits):
 def encode_ranked(ids: Sequence[int], table: Mapping[tuple, int], id_bits: int) -> list:
     """What ``reference_encode_leftmost`` gives, on IDs, with a ``rank_table``."""
     if len(ids) <= FEW:
-        return _merge_few(ids, table, (1 << id_bits) - 1)
+        return merge_few(ids, table, (1 << id_bits) - 1)
     return _merge_heap(ids, table, (1 << id_bits) - 1)
 
 
 FEW = 32
-"""Up to how many starting IDs a chunk is merged by the plain loop."""
-
-
-NO_MERGE = 1 << 62
-"""Stands for "this pair is not a merge", above every entry of a rank table."""
-
-
-def _merge_few(ids, table, id_mask):
-    """The definition itself on a list: the smallest entry is the lowest rank, and ``index`` finds its leftmost."""
-    get = table.get
-    ids = list(ids)
-    merged = list(map(get, zip(ids, ids[1:]), repeat(NO_MERGE)))
-    while merged:
-        best = min(merged)
-        if best == NO_MERGE:
-            break
-        at = merged.index(best)
-        new = ids[at] = best & id_mask
-        del ids[at + 1], merged[at]
-        if at > 0:
-            merged[at - 1] = get((ids[at - 1], new), NO_MERGE)
-        if at < len(merged):
-            merged[at] = get((new, ids[at + 1]), NO_MERGE)
-    return ids
+"""Up to how many starting IDs a chunk is merged by the plain loop (``engine.merge_few``: the definition itself on
+a list, where the smallest entry is the lowest rank and ``index`` finds its leftmost occurrence)."""
 
 
 def _merge_heap(ids, table, id_mask):

@@ -121,6 +121,16 @@ def _trie_source(node):
     return f"(?:{body})?" if "" in node else body
 
 
+def cut_around(text, finder, meaning):
+    """``text`` cut around the matches of ``finder``: ``(text, None)`` items, and ``(None, meaning(match))`` for each."""
+    pieces, start = [], 0
+    for found in finder.finditer(text):
+        pieces += [(text[start:found.start()], None), (None, meaning(found.group()))]
+        start = found.end()
+    pieces.append((text[start:], None))
+    return pieces
+
+
 class SpecialTokenInText(ValueError):
     """``encode`` found a special token's text that it was not told to allow (in the file ``where``, if given)."""
 
@@ -168,13 +178,7 @@ class SpecialTokenMatcher:
                 raise SpecialTokenInText(found.group())
         if not allowed:
             return [(text, None)]
-        segments = []
-        start = 0
-        for found in self.finder(allowed).finditer(text):
-            segments += [(text[start:found.start()], None), (None, self.ids[found.group()])]
-            start = found.end()
-        segments.append((text[start:], None))
-        return segments
+        return cut_around(text, self.finder(allowed), self.ids.__getitem__)
 
     def finder(self, texts):
         """The compiled finder for a set of special tokens, built once per set."""

@@ -16,8 +16,7 @@ import random
 import re
 import unittest
 
-from bpelab import unicode_ranges
-from bpelab.chunk_regex import translate
+from bpelab.chunk_regex import category_ranges, translate
 from bpelab.patterns import PATTERNS, pattern_source
 from bpelab.pipeline import BEHAVIORS, GPT2_REGEX, step_cutter
 from tests.clients import require_module
@@ -39,7 +38,7 @@ MODEL_REGEXES = {
 }
 """The Split regexes of the open models' tokenizer.json files (the facts, as the files spell them)."""
 
-UNASSIGNED_IN_14 = unicode_ranges.category_ranges(("Cn",))
+UNASSIGNED_IN_14 = category_ranges(("Cn",))
 
 
 def unassigned_in_14(char):

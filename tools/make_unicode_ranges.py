@@ -8,12 +8,12 @@ the lab never uses those shorthands. It spells each class out as code-point
 ranges taken from one named Unicode version, which this script writes into
 ``bpelab/unicode_ranges.py``:
 
+- the classes the built-in patterns are spelled with: letters (``\\p{L}``),
+  GPT-4o's letter groups, marks, numbers;
 - the general category of every code point, as the list of code points where
   it changes (``0 Cc 20 Zs 21 Po ...``: U+0000..U+001F are Cc, U+0020 is Zs,
-  and so on up to U+10FFFF), from which any class is derived: the letters
-  (``\\p{L}``), marks, numbers and GPT-4o's letter groups of the built-in
-  patterns, and any ``\\p{..}`` a Hugging Face pattern asks for
-  (``bpelab.chunk_regex``);
+  and so on up to U+10FFFF), for any ``\\p{..}`` a Hugging Face pattern asks
+  for (``bpelab.chunk_regex``);
 - whitespace twice over: exactly the characters Python's ``\\s`` matches
   (``str.isspace``), the lab's and ``gpt2``'s definition; and Unicode's
   White_Space property, tiktoken's and Oniguruma's ``\\s``. ``unicodedata`` does
@@ -66,11 +66,8 @@ a text of hexadecimal code points and ``first-last`` ranges; ``bpelab.patterns``
 and ``bpelab.chunk_regex`` spell them out in each regular-expression engine's
 own syntax, so Python, tiktoken and Hugging Face cut text into the same chunks
 whatever Unicode version they know. ``CATEGORY_RUNS`` holds every general
-category; the classes made from them (``LETTER_RANGES``...) are derived on
-first use.
+category, for any ``\\p{{...}}`` a Hugging Face pattern asks for.
 """
-
-import functools
 
 UNICODE_VERSION = "{version}"
 
@@ -80,15 +77,7 @@ CATEGORIES = ("Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", 
 # The general category of every code point: "start category" where it changes, each lasting to the next.
 CATEGORY_RUNS = """
 {runs}"""
-
-# Python's whitespace, str.isspace (the lab's and gpt2's)
-SPACE_RANGES = """
-{space}"""
-
-# Unicode's White_Space property (tiktoken's and Oniguruma's \\s)
-WHITE_SPACE_RANGES = """
-{white}"""
-
+{classes}
 # Each ASCII letter with every character whose case folding is it.
 ASCII_CASE_VARIANTS = {{
 {variants}}}
@@ -102,57 +91,21 @@ CASE_VARIANTS = {{letter: ASCII_CASE_VARIANTS[letter] for letter in "delmrstv"}}
 # The code points Unicode {normalization_version} had not assigned (Hugging Face's normalization tables).
 NORMALIZATION_UNASSIGNED_RANGES = """
 {unassigned}"""
-
-DERIVED_CLASSES = {{
-    "LETTER_RANGES": ("Lu", "Ll", "Lt", "Lm", "Lo"),
-    "UPPER_RANGES": ("Lu", "Lt"),
-    "LOWER_RANGES": ("Ll",),
-    "OTHER_LETTER_RANGES": ("Lm", "Lo"),
-    "MARK_RANGES": ("Mn", "Mc", "Me"),
-    "NUMBER_RANGES": ("Nd", "Nl", "No"),
-}}
-"""The classes of the built-in patterns, by the categories they join."""
-
-
-@functools.lru_cache(maxsize=None)
-def runs_by_category():
-    """Each category's (first, last) ranges, read from CATEGORY_RUNS once."""
-    items = CATEGORY_RUNS.split()
-    starts = [int(text, 16) for text in items[0::2]] + [0x110000]
-    found = {{category: [] for category in CATEGORIES}}
-    for index, category in enumerate(items[1::2]):
-        found[category].append((starts[index], starts[index + 1] - 1))
-    return found
-
-
-@functools.lru_cache(maxsize=None)
-def category_ranges(categories):
-    """The sorted, merged (first, last) ranges of a tuple of general categories."""
-    by_category = runs_by_category()
-    merged = []
-    for first, last in sorted(run for category in categories for run in by_category[category]):
-        if merged and merged[-1][1] == first - 1:
-            merged[-1] = (merged[-1][0], last)
-        else:
-            merged.append((first, last))
-    return tuple(merged)
-
-
-def ranges_text(ranges):
-    """Ranges as a class text: ``0041-005A 00AA ...``, {per_line} a line."""
-    items = [f"{{first:04X}}" if first == last else f"{{first:04X}}-{{last:04X}}" for first, last in ranges]
-    lines = [" ".join(items[at:at + {per_line}]) for at in range(0, len(items), {per_line})]
-    return "\\n" + "".join(f"    {{line}}\\n" for line in lines)
-
-
-def __getattr__(name):
-    """The classes of ``DERIVED_CLASSES``, made when first read (a few milliseconds)."""
-    if name in DERIVED_CLASSES:
-        value = ranges_text(category_ranges(DERIVED_CLASSES[name]))
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {{__name__!r}} has no attribute {{name!r}}")
 '''
+
+CLASSES = [
+    ("LETTER_RANGES", "letters: Lu Ll Lt Lm Lo", ("Lu", "Ll", "Lt", "Lm", "Lo")),
+    ("UPPER_RANGES", "upper- and title-case letters: Lu Lt", ("Lu", "Lt")),
+    ("LOWER_RANGES", "lower-case letters: Ll", ("Ll",)),
+    ("OTHER_LETTER_RANGES", "letters without case: Lm Lo", ("Lm", "Lo")),
+    ("MARK_RANGES", "marks: Mn Mc Me", ("Mn", "Mc", "Me")),
+    ("NUMBER_RANGES", "numbers: Nd Nl No", ("Nd", "Nl", "No")),
+    ("SPACE_RANGES", "Python's whitespace, str.isspace (the lab's and gpt2's)", str.isspace),
+    ("WHITE_SPACE_RANGES", "Unicode's White_Space property (tiktoken's and Oniguruma's \\s)",
+     lambda char: char.isspace() and char not in INFORMATION_SEPARATORS),
+]
+"""The classes the built-in patterns are spelled with: name, comment, and the categories or the test of a character."""
+
 
 UNASSIGNED_CODE = """
 import json, unicodedata
@@ -230,15 +183,21 @@ def unassigned_ranges(python):
     return ranges
 
 
+def classes_text():
+    """The assignments of ``CLASSES``, each a comment and a class text."""
+    parts = []
+    for name, comment, test in CLASSES:
+        predicate = test if callable(test) else (lambda char, wanted=test: unicodedata.category(char) in wanted)
+        parts.append(f'\n# {comment}\n{name} = """\n{ranges_body(code_ranges(predicate))}"""\n')
+    return "".join(parts)
+
+
 def generated_module(python):
     """The whole text of unicode_ranges.py."""
     variants, multi = case_tables()
     return TEMPLATE.format(
         version=UNICODE_VERSION, normalization_version=NORMALIZATION_VERSION, runs=category_runs(),
-        per_line=RANGES_PER_LINE, variants=variants, folds=multi,
-        space=ranges_body(code_ranges(str.isspace)),
-        white=ranges_body(code_ranges(lambda char: char.isspace() and char not in INFORMATION_SEPARATORS)),
-        unassigned=ranges_body(unassigned_ranges(python)))
+        classes=classes_text(), variants=variants, folds=multi, unassigned=ranges_body(unassigned_ranges(python)))
 
 
 def main(argv=None):
