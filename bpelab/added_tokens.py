@@ -29,7 +29,7 @@ from collections import namedtuple
 
 from bpelab.checks import check_list, check_no_surrogate
 from bpelab.messages import shown
-from bpelab.specials import MAX_SPECIAL_LENGTH, SpecialTokenInText, SpecialTokenMatcher, cut_around
+from bpelab.specials import MAX_SPECIAL_LENGTH, SpecialTokenMatcher, cut_around
 
 AddedToken = namedtuple("AddedToken", "id content special normalized lstrip rstrip single_word")
 AddedToken.__doc__ = """An added token: its ID, its text, and its flags (all True or False), as tokenizer.json has them."""
@@ -100,6 +100,8 @@ class AddedTokenMatcher(SpecialTokenMatcher):
     does, the stretches of text already normalized.
     """
 
+    allows_all = True  # Hugging Face's rule: every added token is matched unless told otherwise
+
     def __init__(self, added_tokens, normalize):
         super().__init__({token.content: token.id for token in added_tokens if token.special})
         self.normalize = normalize
@@ -115,18 +117,7 @@ class AddedTokenMatcher(SpecialTokenMatcher):
         only the special ones named (and all others); the text of one in
         ``disallowed_special`` is a ``SpecialTokenInText``.
         """
-        allowed = self.all if allowed_special is None else self.chosen(allowed_special, "allowed_special")
-        if disallowed_special is None:
-            disallowed = frozenset()
-        elif disallowed_special == "all":
-            disallowed = self.all - allowed
-        else:
-            disallowed = self.chosen(disallowed_special, "disallowed_special")
-        if disallowed:
-            found = self.finder(disallowed).search(text)
-            if found:
-                raise SpecialTokenInText(found.group())
-        raw, normalized = self.finders(allowed)
+        raw, normalized = self.finders(self.allowed_in(text, allowed_special, disallowed_special))
         if raw is None or raw.search(text) is None:  # (most text holds no added token: the quick way)
             return self.second_pass(self.normalize(text), normalized)
         segments = []

@@ -167,18 +167,36 @@ class SpecialTokenMatcher:
         and the text of a disallowed one (by default, all that are not
         allowed) is a ``SpecialTokenInText``.
         """
-        allowed = frozenset() if allowed_special is None else self.chosen(allowed_special, "allowed_special")
-        if disallowed_special is None or disallowed_special == "all":
-            disallowed = self.all - allowed if allowed else self.all
+        allowed = self.allowed_in(text, allowed_special, disallowed_special)
+        if not allowed:
+            return [(text, None)]
+        return cut_around(text, self.finder(allowed), self.ids.__getitem__)
+
+    allows_all = False
+    """What None means for ``allowed_special``: no special token (tiktoken's rule), or all of them."""
+
+    def allowed_in(self, text, allowed_special, disallowed_special):
+        """The special tokens to look for in ``text``, once it is checked for disallowed ones.
+
+        By default (None) those that ``allows_all`` says, and the others are
+        disallowed; ``disallowed_special="all"`` disallows all that are not
+        allowed.
+        """
+        if allowed_special is None:
+            allowed = self.all if self.allows_all else frozenset()
+        else:
+            allowed = self.chosen(allowed_special, "allowed_special")
+        if disallowed_special is None:
+            disallowed = frozenset() if self.allows_all else self.all - allowed
+        elif disallowed_special == "all":
+            disallowed = self.all - allowed
         else:
             disallowed = self.chosen(disallowed_special, "disallowed_special")
         if disallowed:
             found = self.finder(disallowed).search(text)
             if found:
                 raise SpecialTokenInText(found.group())
-        if not allowed:
-            return [(text, None)]
-        return cut_around(text, self.finder(allowed), self.ids.__getitem__)
+        return allowed
 
     def finder(self, texts):
         """The compiled finder for a set of special tokens, built once per set."""
