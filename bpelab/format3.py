@@ -8,9 +8,9 @@ one. A format-3 body has exactly these keys, in this order, all required:
 - ``vocab``: the model's tokens by ID, in GPT-2's display form, ``null`` for
   an ID the model has no token for (a gap, or an added token's ID); the IDs
   are stored, not rebuilt;
-- ``merges``: ranked merges, each ``"left right"`` (display strings never
-  hold a space); the joined token must be in ``vocab``, and may be one an
-  earlier merge made too;
+- ``merges``: the ranked merges, one flat list, ``[left, right, left,
+  right, ...]``, written a pair to a line; the joined token must be in
+  ``vocab``, and may be one an earlier merge made too;
 - ``added_tokens``: each ``{"id", "content", "special", "normalized",
   "lstrip", "rstrip", "single_word"}``, as Hugging Face has them;
 - ``normalizer``, ``pre_tokenizer``, ``decoder``: lists of steps in the
@@ -25,10 +25,13 @@ one. A format-3 body has exactly these keys, in this order, all required:
 A pattern is a built-in's name (``{"name": "o200k"}``) or a regex as its
 Hugging Face source (``{"regex": ...}``), translated on load by
 ``bpelab.chunk_regex`` and refused by name where it cannot be exactly. The
-body is written with ``json.dumps(body, indent=1)`` and a newline, so a
-second save is byte-identical. Merges are strings rather than pairs because
-a list of two-item lists takes ``json`` six times as long to read.
+body is written as ``json.dumps(body, indent=1)`` writes it, but for the
+merges, a pair to a line, and a newline at the end, so a second save is
+byte-identical. The merges are one flat list of strings rather than a list
+of pairs because ``json`` reads a list of two-item lists six times slower.
 """
+
+import json
 
 from bpelab.added_tokens import AddedToken
 from bpelab.checks import check_keys, check_list
@@ -54,11 +57,16 @@ def body(tokenizer):
     model_vocab = [None] * (max(tokenizer.ids.values()) + 1)
     for token, token_id in tokenizer.ids.items():
         model_vocab[token_id] = token
-    spaced = next((pair for pair in tokenizer.merges if " " in pair[0] or " " in pair[1]), None)
-    if spaced is not None:
-        raise ValueError(f"merge {shown(spaced)} holds a space, which format 3's 'left right' merges cannot hold")
     return {"format_version": 3, "level": "bytes", "vocab": model_vocab,
-            "merges": [f"{left} {right}" for left, right in tokenizer.merges], **pipeline.to_json()}
+            "merges": [token for pair in tokenizer.merges for token in pair], **pipeline.to_json()}
+
+
+def text(body):
+    """A format-3 body as its file holds it: ``json.dumps(body, indent=1)``, but the merges a pair to a line."""
+    pairs = body["merges"]
+    written = json.dumps(dict(body, merges=[]), indent=1)
+    lines = ",\n".join(f"  {json.dumps(pairs[at])}, {json.dumps(pairs[at + 1])}" for at in range(0, len(pairs), 2))
+    return written.replace('\n "merges": [],', f'\n "merges": [\n{lines}\n ],' if pairs else '\n "merges": [],', 1) + "\n"
 
 
 def lab_pipeline(tokenizer):
@@ -76,15 +84,12 @@ def arguments(data):
     if data["level"] != "bytes":
         raise ValueError(f"{PROBLEM}: 'level' is {shown(data['level'])}; format 3 holds byte-level models "
                          "('bytes') only so far")
-    check_list(data["merges"], "merges", "'left right' strings")
-    if not set(map(type, data["merges"])) <= {str}:
-        rank = next(rank for rank, merge in enumerate(data["merges"]) if not isinstance(merge, str))
-        raise ValueError(f"merge {rank} is {shown(data['merges'][rank])}; each merge is 'left right', a string")
-    merges = [merge.split(" ") for merge in data["merges"]]
-    if not set(map(len, merges)) <= {2}:
-        rank = next(rank for rank, pair in enumerate(merges) if len(pair) != 2)
-        raise ValueError(f"merge {rank} is {shown(data['merges'][rank])}; each merge is 'left right', two tokens "
-                         "and one space")
+    flat = data["merges"]
+    check_list(flat, "merges", "tokens, two per merge (left, right, left, right, ...)")
+    if len(flat) % 2 or not set(map(type, flat)) <= {str}:
+        raise ValueError(f"merges must be a flat list of tokens, two per merge (left, right, ...), not "
+                         f"{len(flat):,} items" + ("" if len(flat) % 2 else " that are not all strings"))
+    merges = list(zip(flat[0::2], flat[1::2]))
     return given_or_lab_arguments(data["vocab"], merges, Pipeline(**{key: data[key] for key in KEYS[4:]}))
 
 

@@ -53,8 +53,10 @@ def file_body(tokenizer):
 
 
 def file_text(tokenizer):
-    """The text of a tokenizer file: its body as ``json.dumps(body, indent=1)``, then a newline."""
-    return json.dumps(file_body(tokenizer), indent=1) + "\n"
+    """The text of a tokenizer file: its body as ``json.dumps(body, indent=1)``, then a newline (format 3 writes its
+    merges a pair to a line: see ``format3.text``)."""
+    body = file_body(tokenizer)
+    return format3.text(body) if body["format_version"] == 3 else json.dumps(body, indent=1) + "\n"
 
 
 def tokenizer_arguments(data):

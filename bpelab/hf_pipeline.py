@@ -176,15 +176,21 @@ def model_parts(model):
     vocab, merges = model.get("vocab"), model.get("merges")
     if not isinstance(vocab, dict) or not isinstance(merges, list):
         raise ValueError("the model needs a 'vocab' object and a 'merges' list")
-    by_id = {}
+    token_ids = list(vocab.values())
+    if not set(map(type, token_ids)) <= {int} or (token_ids and min(token_ids) < 0) \
+            or len(set(token_ids)) != len(token_ids):
+        seen = set()
+        for token, token_id in vocab.items():
+            if type(token_id) is not int or token_id < 0 or token_id in seen:
+                raise ValueError(f"vocab entry {shown(token)} has ID {shown(token_id)}; IDs must be distinct ints "
+                                 "from 0")
+            seen.add(token_id)
+    listed = [None] * (max(token_ids, default=-1) + 1)
     for token, token_id in vocab.items():
-        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < 0 or token_id in by_id:
-            raise ValueError(f"vocab entry {shown(token)} has ID {shown(token_id)}; IDs must be distinct ints from 0")
-        by_id[token_id] = token
-    listed = [None] * (max(by_id, default=-1) + 1)
-    for token_id, token in by_id.items():
         listed[token_id] = token
-    pairs = [merge.split(" ") if isinstance(merge, str) else merge for merge in merges]
+    kinds = set(map(type, merges))
+    pairs = [merge.split(" ") for merge in merges] if kinds == {str} else merges if kinds <= {list} else \
+        [merge.split(" ") if isinstance(merge, str) else merge for merge in merges]
     ignore_merges = model.get("ignore_merges", False)
     if not isinstance(ignore_merges, bool):
         raise ValueError(f"the model's ignore_merges is {shown(ignore_merges)}; it must be true or false")

@@ -27,6 +27,7 @@ import re
 from bpelab.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE, bytes_to_display
 from bpelab.checks import check_list
 from bpelab.engine import ChunkCache, encode_chunk
+from bpelab.files import collector_paused
 from bpelab.messages import shown
 from bpelab.pipeline import Pipeline
 from bpelab.ranked import encode_ranked, is_lab_ordered, rank_table
@@ -61,7 +62,8 @@ class GivenVocabulary:
         self.byte_ids = [self.ids[char] for char in BYTE_TO_CHAR]
         self.vocab = with_added_tokens(self.ordinary, self.ids, pipeline.added_tokens)
         self.id_bits = max(len(self.vocab), 2).bit_length()
-        self.table = merge_table(merges, self.ids, self.id_bits)
+        with collector_paused():
+            self.table = merge_table(merges, self.ids, self.id_bits)
         self.merges = [(left, right) for left, right in merges]
         self.special_tokens = {token.content: token.id for token in pipeline.added_tokens if token.special}
 
@@ -88,7 +90,9 @@ class GivenVocabulary:
         else:
             self.merge = lambda ids: encode_ranked(ids, table, id_bits)
         self.whole = self.ids if self.pipeline.ignore_merges else {}
-        return (self.decoded(), self.pipeline.cutter(), self.pipeline.matcher(), ChunkCache(self.encode_chunk),
+        with collector_paused():
+            decoded = self.decoded()
+        return (decoded, self.pipeline.cutter(), self.pipeline.matcher(), ChunkCache(self.encode_chunk),
                 self.start_ids, lambda text: [text])
 
     def start_ids(self, chunk):

@@ -208,9 +208,10 @@ class FormatThreeTests(unittest.TestCase):
         body, steps = self.body, self.body["pre_tokenizer"]
         cases = [
             (dict(body, level="characters"), "holds byte-level models .* only"),
-            (dict(body, merges=["a b c"]), "merge 0 is 'a b c'; each merge is 'left right'"),
-            (dict(body, merges=body["merges"] + body["merges"][:1]), "listed twice"),
-            (dict(body, merges=["Ġ qqq"]), "needs 'qqq', which is not a token of the vocab"),
+            (dict(body, merges=["a", "b", "c"]), "a flat list of tokens, two per merge .* not 3 items"),
+            (dict(body, merges=["a", 2]), "not all strings"),
+            (dict(body, merges=body["merges"] + body["merges"][:2]), "listed twice"),
+            (dict(body, merges=["Ġ", "qqq"]), "needs 'qqq', which is not a token of the vocab"),
             (dict(body, vocab=body["vocab"] + ["!"]), "token '!' has two IDs"),
             (dict(body, vocab=body["vocab"][100:]), "needs all 256 byte tokens"),
             (dict(body, pre_tokenizer=[{"step": "whitespace"}]), "pre_tokenizer step 0 is .*the pre_tokenizer steps are"),
