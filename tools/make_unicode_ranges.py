@@ -66,7 +66,7 @@ a text of hexadecimal code points and ``first-last`` ranges; ``bpelab.patterns``
 and ``bpelab.chunk_regex`` spell them out in each regular-expression engine's
 own syntax, so Python, tiktoken and Hugging Face cut text into the same chunks
 whatever Unicode version they know. ``CATEGORY_RUNS`` holds every general
-category, for any ``\\p{{...}}`` a Hugging Face pattern asks for.
+category, for any ``\\\\p{{...}}`` a Hugging Face pattern asks for.
 """
 
 UNICODE_VERSION = "{version}"
