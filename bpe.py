@@ -27,7 +27,8 @@ from bpelab.blocks import BLOCK_SIZE, read_blocks, safe_blocks, stream_blocks, t
 from bpelab.byte_level import (BYTE_TO_CHAR, CHAR_TO_BYTE, SINGLE_BYTES, bytes_to_display, display_to_bytes,
                                replace_lone_surrogates, token_offsets)
 from bpelab.checks import (REPLACEMENT_CHARACTER, UNK, check_alphabet, check_byte_alphabet, check_choice, check_flag,
-                           check_merges, check_no_surrogate, check_paths, check_positive_int, check_text, decoded_values)
+                           check_merges, check_no_surrogate, check_paths, check_positive_int, check_prefix_space,
+                           check_text, decoded_values)
 from bpelab.compare import compare
 from bpelab.engine import CACHE_LIMIT, TIE_RULES, ChunkCache, Pair, Token, encode_chunk, report_progress, train_merges
 from bpelab.files import (MAX_FILE_BYTES, PathLike, atomic_writer, check_output_path, read_file_bytes, read_json,
@@ -39,6 +40,7 @@ from bpelab.specials import SpecialChoice, SpecialTokenInText, SpecialTokenMatch
 from bpelab.dropout import check_dropout
 from bpelab.superbpe import check_span_counts, span_counts, stage_one_pattern, trainer
 from bpelab.token_files import token_file_dtype
+from bpelab.vocabulary import GivenVocabulary
 from bpelab.training import OnMerge, Progress, check_chunk_counts, count_chunks, start_sequences, training_options
 
 __all__ = [
@@ -269,20 +271,32 @@ class Tokenizer:
         history: after training, each merge as ``{"pair": [left, right], "token": left + right, "count": n}``;
             empty after loading.
         ties: the tie rule training used (see ``best_pair``); None when built or loaded.
+        add_prefix_space: whether a space is put before text that does not start with one (byte level only).
+        pipeline: an imported model's added tokens, normalizer and the rest (``bpelab.pipeline``), or None.
 
     ``len(tok)`` (also ``tok.n_vocab``) is the number of IDs.
     """
 
     def __init__(self, alphabet: Optional[Sequence[str]], merges: Sequence[tuple[str, str]], *, byte_level: bool = False,
-                 pattern: Optional[str] = None, special_tokens: Union[Sequence[str], Mapping[str, int]] = ()):
+                 pattern: Optional[str] = None, special_tokens: Union[Sequence[str], Mapping[str, int]] = (),
+                 add_prefix_space: bool = False, vocab: Optional[Sequence[Optional[str]]] = None, pipeline=None):
         """Build a tokenizer from its base tokens and merge list, checking both.
 
         ``alphabet``: the sorted characters, or at the byte level None (the
         256 bytes in byte order) or their 256 display characters in ID order.
         ``special_tokens``: a list (IDs follow the merges, in order) or a dict
         of text -> ID (IDs at or above the first free one; gaps allowed).
+        An imported model gives its IDs instead, ``vocab`` (every token by ID,
+        None in a gap), and a ``pipeline``: see ``bpelab.vocabulary``.
         """
         check_flag(byte_level, "byte_level")
+        check_prefix_space(add_prefix_space, byte_level)
+        self.history, self.ties = [], None
+        if vocab is not None or pipeline is not None:  # the IDs are given, not rebuilt
+            self._given = GivenVocabulary(vocab, merges, pipeline, byte_level, alphabet, pattern, special_tokens,
+                                          add_prefix_space)
+            self.__dict__.update(self._given.attributes())
+            return self._prepare()
         pattern = DEFAULT_PATTERN[byte_level] if pattern is None else pattern
         check_pattern(pattern)
         if byte_level:
@@ -300,8 +314,7 @@ class Tokenizer:
         for text, token_id in self.special_tokens.items():
             self.vocab[token_id] = text
         self.ids = {token: token_id for token_id, token in enumerate(ordinary)}
-        self.history = []
-        self.ties = None
+        self.add_prefix_space, self.pipeline = add_prefix_space, None
         self._prepare()
 
     def _prepare(self):
@@ -311,6 +324,9 @@ class Tokenizer:
         engine works on IDs), ``_decoded`` holds what each ID decodes to
         (bytes at the byte level), and ``_cache`` each chunk's IDs once encoded.
         """
+        if self.pipeline is not None:  # (its start IDs and blocks too, in place of the methods below)
+            self._decoded, self._cut, self._specials, self._cache, self._start_ids, self._blocks = self._given.tables()
+            return
         ids = self.ids
         self._merged_id = {(ids[left], ids[right]): ids[left + right] for left, right in self.merges}
         if self.byte_level:
@@ -353,7 +369,7 @@ class Tokenizer:
     @classmethod
     def train(cls, text: str, vocab_size: int, *, byte_level: bool = False, pattern: Optional[str] = None,
               special_tokens: Sequence[str] = (), ties: str = "smallest", superbpe: Optional[int] = None,
-              progress: Progress = None, on_merge: OnMerge = None) -> "Tokenizer":
+              add_prefix_space: bool = False, progress: Progress = None, on_merge: OnMerge = None) -> "Tokenizer":
         """Learn merges from ``text`` until the vocabulary has ``vocab_size`` entries.
 
         Training stops earlier when no pair occurs at least twice; ``history``
@@ -368,26 +384,29 @@ class Tokenizer:
         - ``ties`` chooses between equally frequent pairs: ``"smallest"``
           or ``"first-seen"`` (see ``best_pair``).
         - ``superbpe=t``: SuperBPE (see ``reference_superbpe``), stage 1 with ``pattern`` (``"o200k"`` unless given).
+        - ``add_prefix_space=True`` (byte level) puts a space before text that lacks one, as ``encode`` will.
         - ``progress(merges_done, merge_target)`` is called about a hundred
           times; ``on_merge(rank, entry)`` with each ``history`` entry as soon
           as it is learned.
         """
         check_text(text)
-        pattern = stage_one_pattern(superbpe, pattern)
-        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge)
+        pattern = stage_one_pattern(superbpe, pattern, add_prefix_space)
+        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge,
+                                             add_prefix_space)
         if byte_level:
             text = replace_lone_surrogates(text)
         else:
             check_no_surrogate(text, "text", "; remove it, or train with byte_level=True, which reads it as U+FFFD")
-        counts = count_chunks(text_blocks(text), pattern, special_tokens=specials)
+        counts = count_chunks(text_blocks(text), pattern, special_tokens=specials, add_prefix_space=add_prefix_space)
         spans = span_counts(superbpe, text_blocks(text), specials)
-        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge, spans)
+        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge, spans,
+                                    add_prefix_space)
 
     @classmethod
     def train_from_files(cls, paths: Sequence[PathLike], vocab_size: int, *, byte_level: bool = False,
                          pattern: Optional[str] = None, special_tokens: Sequence[str] = (), ties: str = "smallest",
-                         superbpe: Optional[int] = None, progress: Progress = None, on_merge: OnMerge = None,
-                         block_size: int = BLOCK_SIZE) -> "Tokenizer":
+                         superbpe: Optional[int] = None, add_prefix_space: bool = False, progress: Progress = None,
+                         on_merge: OnMerge = None, block_size: int = BLOCK_SIZE) -> "Tokenizer":
         """Train on UTF-8 files as if they were one concatenated text, without holding it.
 
         The files are read ``block_size`` bytes at a time and cut only where a
@@ -397,18 +416,21 @@ class Tokenizer:
         The other options are those of ``train``.
         """
         paths = check_paths(paths)
-        pattern = stage_one_pattern(superbpe, pattern)
-        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge)
+        pattern = stage_one_pattern(superbpe, pattern, add_prefix_space)
+        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge,
+                                             add_prefix_space)
         check_positive_int(block_size, "block_size")
-        counts = count_chunks(read_blocks(paths, block_size), pattern, special_tokens=specials)
+        counts = count_chunks(read_blocks(paths, block_size), pattern, special_tokens=specials,
+                              add_prefix_space=add_prefix_space)
         spans = span_counts(superbpe, read_blocks(paths, block_size), specials)
-        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge, spans)
+        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge, spans,
+                                    add_prefix_space)
 
     @classmethod
     def train_from_counts(cls, chunk_counts: Mapping[str, int], vocab_size: int, *, byte_level: bool = False,
                           pattern: Optional[str] = None, special_tokens: Sequence[str] = (), ties: str = "smallest",
-                          superbpe: Optional[int] = None, progress: Progress = None, on_merge: OnMerge = None,
-                          superbpe_counts: Optional[Mapping[str, int]] = None) -> "Tokenizer":
+                          superbpe: Optional[int] = None, add_prefix_space: bool = False, progress: Progress = None,
+                          on_merge: OnMerge = None, superbpe_counts: Optional[Mapping[str, int]] = None) -> "Tokenizer":
         """Train on chunk counts made elsewhere (``count_chunks``, a process pool, a cluster job).
 
         ``chunk_counts`` maps each chunk string, exactly as ``chunks`` cuts it
@@ -416,17 +438,20 @@ class Tokenizer:
         may be a key of its own (it is not trained on). "First seen" follows
         the order of the keys. Counting chunks is the only step whose cost
         grows with the corpus, so any engine can do it and hand the result
-        over. SuperBPE also needs ``superbpe_counts``, the same text cut by ``"superbpe"``.
+        over (with ``add_prefix_space``, counted as ``count_chunks`` counts). SuperBPE also needs
+        ``superbpe_counts``, the same text cut by ``"superbpe"``.
         """
-        pattern = stage_one_pattern(superbpe, pattern)
-        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge)
+        pattern = stage_one_pattern(superbpe, pattern, add_prefix_space)
+        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge,
+                                             add_prefix_space)
         check_chunk_counts(chunk_counts, pattern, specials)
         spans = check_span_counts(superbpe, chunk_counts, superbpe_counts, specials)
         return cls._train_on_counts(chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge,
-                                    spans)
+                                    spans, add_prefix_space)
 
     @classmethod
-    def _train_on_counts(cls, chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge, spans):
+    def _train_on_counts(cls, chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge, spans,
+                         add_prefix_space):
         """The step every trainer shares: chunk counts in, merges learned by the fast engine, tokenizer out."""
         alphabet, sequences, merges_wanted = start_sequences(chunk_counts, vocab_size, byte_level, specials)
         display_form = bytes_to_display if byte_level else str
@@ -441,13 +466,14 @@ class Tokenizer:
         learn, pattern = trainer(spans, pattern, vocab_size, byte_level, specials)  # SuperBPE's two stages, if spans
         learn(sequences, merges_wanted, ties=ties, progress=progress, on_merge=learned)
         merges = [tuple(entry["pair"]) for entry in history]
-        tokenizer = cls(alphabet, merges, byte_level=byte_level, pattern=pattern, special_tokens=specials)
+        tokenizer = cls(alphabet, merges, byte_level=byte_level, pattern=pattern, special_tokens=specials,
+                        add_prefix_space=add_prefix_space)
         tokenizer.history, tokenizer.ties = history, ties
         return tokenizer
 
     # -- encoding ----------------------------------------------------------
 
-    def encode(self, text: str, *, allowed_special: SpecialChoice = (), disallowed_special: SpecialChoice = "all",
+    def encode(self, text: str, *, allowed_special: SpecialChoice = None, disallowed_special: SpecialChoice = None,
                dropout: float = 0.0, seed: Optional[int] = None) -> list[int]:
         """Turn ``text`` into a list of token IDs.
 
@@ -459,12 +485,14 @@ class Tokenizer:
         Special tokens follow tiktoken's rules: by default, a special token's
         text in the input is an error; ``allowed_special`` (a set of them, or
         ``"all"``) encodes those as their IDs; ``disallowed_special=()`` lets
-        the rest through as ordinary text. At the byte level, lone surrogates
-        (which have no UTF-8 form) are encoded as U+FFFD, as tiktoken does.
-        ``dropout=p`` with a ``seed`` leaves merges out at random (BPE-dropout, see ``reference_encode``).
+        the rest through as ordinary text; with a ``pipeline`` (imported from
+        Hugging Face), by default every added token's text is its ID, as
+        there. At the byte level, lone surrogates (which have no UTF-8 form)
+        are encoded as U+FFFD, as tiktoken does. ``dropout=p`` with a ``seed``
+        leaves merges out at random (BPE-dropout, see ``reference_encode``).
         """
         check_text(text)
-        dropout = check_dropout(dropout, seed)  # a bpelab.dropout.Dropout, or None for none
+        dropout = check_dropout(dropout, seed, self.pipeline is not None)  # a bpelab.dropout.Dropout, or None
         if self.byte_level:
             text = replace_lone_surrogates(text)
         ids = []
@@ -483,13 +511,19 @@ class Tokenizer:
         is encoded once and remembered, so text that repeats its words (all
         text does) costs little more than chunking.
         """
-        for block in safe_blocks(text_blocks(text, blocks.BLOCK_SIZE), self.pattern):
+        for block in self._blocks(text):
             cache = self._cache
             if dropout is None:
                 ids.extend(chain.from_iterable(map(cache.__getitem__, self._cut(block))))
             else:  # never through the cache, which holds the chunks' IDs without dropout
                 ids.extend(dropout.encode(map(self._start_ids, self._cut(block)), self._merged_id))
             self._cache = cache.renewed()
+
+    def _blocks(self, text):
+        """Text in blocks that end at safe cuts, with a prefix space in front if asked and needed."""
+        if self.add_prefix_space and text and not text.startswith(" "):
+            text = " " + text
+        return safe_blocks(text_blocks(text, blocks.BLOCK_SIZE), self.pattern)
 
     def _encode_new_chunk(self, chunk):
         """A chunk's IDs, as a tuple, through the fast encoder (the cache calls this for chunks it lacks)."""
@@ -502,8 +536,8 @@ class Tokenizer:
         known = self._character_id
         return [known.get(char, 0) for char in chunk]
 
-    def tokens(self, text: str, *, allowed_special: SpecialChoice = (),
-               disallowed_special: SpecialChoice = "all") -> list[str]:
+    def tokens(self, text: str, *, allowed_special: SpecialChoice = None,
+               disallowed_special: SpecialChoice = None) -> list[str]:
         """Split ``text`` into token strings (``<unk>`` for unknown characters, GPT-2 display form for bytes).
 
         >>> Tokenizer(None, [("Ġ", "c")], byte_level=True).tokens(" café")
@@ -512,8 +546,8 @@ class Tokenizer:
         ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
         return [self.vocab[token_id] for token_id in ids]
 
-    def token_texts(self, text: str, *, allowed_special: SpecialChoice = (),
-                    disallowed_special: SpecialChoice = "all") -> list[str]:
+    def token_texts(self, text: str, *, allowed_special: SpecialChoice = None,
+                    disallowed_special: SpecialChoice = None) -> list[str]:
         """Split ``text`` into the text each token stands for, to read rather than GPT-2's display form.
 
         >>> Tokenizer(None, [("Ġ", "c")], byte_level=True).token_texts(" café")
@@ -526,8 +560,8 @@ class Tokenizer:
         ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
         return display.token_texts(self, replace_lone_surrogates(text) if self.byte_level else text, ids)
 
-    def encode_with_offsets(self, text: str, *, allowed_special: SpecialChoice = (),
-                            disallowed_special: SpecialChoice = "all") -> list[tuple[int, int, int]]:
+    def encode_with_offsets(self, text: str, *, allowed_special: SpecialChoice = None,
+                            disallowed_special: SpecialChoice = None) -> list[tuple[int, int, int]]:
         """Encode ``text`` as ``(id, start, end)`` triples: each token's span of characters in ``text``.
 
         >>> Tokenizer(None, [], byte_level=True).encode_with_offsets("hé")
@@ -543,7 +577,9 @@ class Tokenizer:
     def chunks(self, text: str) -> list[str]:
         """Cut ``text`` as ``encode`` does, with this tokenizer's pattern (special tokens are not looked for)."""
         check_text(text)
-        return self._cut(replace_lone_surrogates(text) if self.byte_level else text)
+        text = replace_lone_surrogates(text) if self.byte_level else text
+        return [chunk for segment, _ in self._specials.segments(text, (), ()) if segment
+                for block in self._blocks(segment) for chunk in self._cut(block)]
 
     def start_tokens(self, chunk: str) -> list[str]:
         """A chunk's tokens before any merge: its characters (unknown ones as ``<unk>``) or its bytes."""
@@ -553,7 +589,7 @@ class Tokenizer:
 
     # -- decoding and looking up -------------------------------------------
 
-    def decode(self, ids: Iterable[int]) -> str:
+    def decode(self, ids: Iterable[int], *, skip_special_tokens: Optional[bool] = None) -> str:
         """Turn token IDs back into text.
 
         >>> Tokenizer(["a", "c"], []).decode([2, 1, 0])
@@ -562,10 +598,13 @@ class Tokenizer:
         ID 0 of a character-level tokenizer becomes U+FFFD; at the byte level,
         bytes that are not valid UTF-8 (a character cut in two) become U+FFFD.
         Any integer is an ID (numpy's too), but ``True`` and ``False`` are not.
+        ``skip_special_tokens`` leaves special tokens out; by default only a
+        tokenizer with a ``pipeline`` does, as Hugging Face's ``decode`` does.
         """
-        if self.byte_level:
-            return b"".join(decoded_values(ids, self._decoded)).decode("utf-8", errors="replace")
-        return "".join(decoded_values(ids, self._decoded))
+        skip = self.pipeline is not None if skip_special_tokens is None else skip_special_tokens
+        check_flag(skip, "skip_special_tokens")
+        values = decoded_values(ids, self._decoded, self._specials.special_ids if skip else ())
+        return b"".join(values).decode("utf-8", errors="replace") if self.byte_level else "".join(values)
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The exact bytes that token IDs stand for (special tokens as their UTF-8 text)."""
@@ -639,6 +678,7 @@ class Tokenizer:
     load_huggingface = classmethod(huggingface.load_huggingface)  # Hugging Face's tokenizer.json
     to_huggingface = huggingface.to_huggingface
     save_huggingface = huggingface.save_huggingface
+    apply_template = huggingface.apply_template  # a model's template tokens (a beginning-of-text token, say)
     load_named = classmethod(official.load_named)  # OpenAI's vocabularies by name, from files already here
 
 

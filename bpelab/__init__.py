@@ -14,10 +14,16 @@ to this map):
     official              the official vocabularies by name (``Tokenizer.load_named``)
     tiktoken_files        tiktoken's ``.tiktoken`` files, in and out
     huggingface           Hugging Face's ``tokenizer.json``, in and out
+    hf_pipeline           its pipeline JSON in the lab's words, and back
     token_files           a corpus encoded into a flat file of IDs, in worker processes
-    formats               the lab's tokenizer files (formats 1 and 2)
+    formats               the lab's tokenizer files (formats 1, 2 and 3)
+    format3               format 3: given vocabularies, ranked merges, pipelines
+    vocabulary            an imported model's given IDs and ranked merges, encoded as Hugging Face does
+    pipeline              the steps around BPE: normalizers, pre-tokenizers, decoders, templates
+    added_tokens          Hugging Face's added tokens, matched as it matches them
     superbpe, dropout     SuperBPE's training, BPE-dropout's encoder (``reference_superbpe``, ``reference_encode``)
     training              chunk counts and the options every trainer shares
+    ranked                Hugging Face's merge rule, one occurrence at a time (its definition and engine)
     engine                the fast trainer and encoder (equal to ``reference_train`` and ``reference_encode``)
     specials              special tokens: their IDs and where they are in text
     blocks                long text and files read a block at a time
@@ -25,9 +31,11 @@ to this map):
     checks                what arguments, alphabets, merge lists and IDs must be
     byte_level            GPT-2's printable form of the 256 bytes
     patterns              named chunk patterns (equal to ``bpe.chunks``) and safe cuts
-    unicode_ranges        the Unicode 14.0.0 classes they are spelled with (generated)
+    chunk_regex           Hugging Face's (Oniguruma's) chunk regexes translated exactly into ``re``
+    unicode_ranges        the Unicode 14.0.0 tables they are spelled with (generated)
     messages              how errors quote values and file names
 
 ``tools/`` holds the development scripts (the benchmark, the table
-generator) and ``docs/`` the reference prose.
+generator, the builder of the tests' small Hugging Face files) and ``docs/``
+the reference prose.
 """

@@ -68,8 +68,15 @@ def safe_blocks(blocks: Iterable[str], pattern: str = "lab") -> Iterator[str]:
     ``blocks`` may be cut anywhere (fixed-size reads of a file, say); the
     blocks yielded join up to the same text, but each ends where a chunk
     must end, so chunking block by block equals chunking the whole text.
-    Text with no safe cut (one endless word) is held until one comes.
+    Text with no safe cut (one endless word) is held until one comes. With
+    ``pattern`` None (an imported tokenizer's pipeline, whose safe cuts are
+    not known) the whole text is one block.
     """
+    if pattern is None:
+        whole = "".join(blocks)
+        if whole:
+            yield whole
+        return
     pending = []
     for block in blocks:
         if not block:

@@ -84,7 +84,7 @@ def replace_lone_surrogates(text: str) -> str:
     A high and a low surrogate that stand next to each other are read as the
     one character they encode in UTF-16; any other surrogate becomes U+FFFD.
     """
-    if not SURROGATE.search(text):
+    if text.isascii() or not SURROGATE.search(text):
         return text
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
@@ -100,6 +100,9 @@ def token_offsets(text, sizes, byte_level):
         starts, ends = character_spans_of_bytes(text)
     else:
         starts, ends = range(len(text)), range(1, len(text) + 1)
+    if sum(sizes) != len(starts):
+        raise ValueError("the tokens do not spell the text: the tokenizer changed it before encoding (a "
+                         "normalizer, or a prefix space), so its tokens have no spans in it")
     spans, offset = [], 0
     for size in sizes:
         spans.append((starts[offset], ends[offset + size - 1]))

@@ -38,6 +38,26 @@ def check_flag(value, argument):
         raise TypeError(f"{argument} must be True or False, not {shown(value)}")
 
 
+def check_keys(data, expected, problem):
+    """Refuse a JSON object whose keys are not exactly ``expected``, saying which key is wrong."""
+    if not all(isinstance(key, str) for key in data):
+        raise ValueError(f"{problem}: every key must be a string")
+    missing = [key for key in expected if key not in data]
+    if missing:
+        raise ValueError(f"{problem}: missing key {missing[0]!r} (it needs {', '.join(expected)})")
+    unexpected = sorted(set(data) - set(expected))
+    if unexpected:
+        raise ValueError(f"{problem}: unexpected key {shown(unexpected[0])} (it has only {', '.join(expected)})")
+
+
+def check_prefix_space(add_prefix_space, byte_level):
+    """Refuse an ``add_prefix_space`` that is not True or False, or True at the character level."""
+    check_flag(add_prefix_space, "add_prefix_space")
+    if add_prefix_space and not byte_level:
+        raise ValueError("add_prefix_space is a byte-level option (as in Hugging Face's ByteLevel): "
+                         "use it with byte_level=True")
+
+
 def check_callback(value, argument):
     """Refuse a callback that cannot be called (None means no callback)."""
     if value is not None and not callable(value):
@@ -183,12 +203,12 @@ def check_merges(merges, base):
     return made
 
 
-def decoded_values(ids, values):
+def decoded_values(ids, values, skipped=()):
     """What each of ``ids`` decodes to, by ``values`` (one entry per ID; None for an ID no token has).
 
     Any integer that ``operator.index`` accepts is an ID (numpy's integers,
     IntEnum members); ``True`` and ``False`` are not. Every bad ID is named
-    at once, in one message.
+    at once, in one message. IDs in ``skipped`` (a set) give nothing.
     """
     if isinstance(ids, (str, bytes, bytearray, dict, set, frozenset)) or not hasattr(ids, "__iter__"):
         raise TypeError(f"ids must be a list of token IDs (ints), not {type(ids).__name__}")
@@ -205,7 +225,8 @@ def decoded_values(ids, values):
             except TypeError:
                 raise TypeError(f"ids must hold ints (token IDs), not {shown(item)}") from None
         if 0 <= token_id < size and values[token_id] is not None:
-            found.append(values[token_id])
+            if token_id not in skipped:
+                found.append(values[token_id])
         else:
             bad.append(item)
     if bad:

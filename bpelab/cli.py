@@ -23,8 +23,9 @@ from bpe import (PATTERNS, TIE_RULES, UNK, SpecialTokenInText, Tokenizer, count_
 from bpelab import compare as comparison
 from bpelab import official, view
 from bpelab import widget as widget_page
-from bpelab.display import (format_table, id_text, made_from, render_colour, render_plain, token_spans, token_text,
-                            visible)
+from bpelab.display import (emitted_whole, first_merge_of, format_table, id_text, made_from, merges_one_at_a_time,
+                            render_colour, render_plain, token_spans, token_text, visible)
+from bpelab.ranked import reference_encode_leftmost
 from bpelab.messages import named, shown
 from bpelab.patterns import DEFAULT_PATTERN
 from bpelab.superbpe import STAGE_ONE_PATTERN, SUPERBPE
@@ -112,13 +113,17 @@ def command_train(args):
         raise UsageError("'-' (standard input) cannot be combined with files")
     check_output(args.output, args.files)
     pattern = args.pattern or (STAGE_ONE_PATTERN if args.superbpe is not None else DEFAULT_PATTERN[args.bytes])
-    Tokenizer(None if args.bytes else [], [], byte_level=args.bytes, special_tokens=args.special)  # checks them as training will
+    if args.superbpe is not None and args.add_prefix_space:
+        raise UsageError("--superbpe trains without a prefix space: leave out --add-prefix-space")
+    Tokenizer(None if args.bytes else [], [], byte_level=args.bytes, special_tokens=args.special,
+              add_prefix_space=args.add_prefix_space)  # checks them as training will
     blocks, total = input_blocks(args.files)
     again = None
     if args.superbpe is not None and args.files == ["-"]:  # SuperBPE counts the text twice: standard input is held
         blocks, again = itertools.tee(blocks)
-    counts = count_input(blocks, total, pattern, args.special, "counting chunks:")
-    options = {"byte_level": args.bytes, "special_tokens": args.special, "pattern": pattern, "ties": args.ties}
+    counts = count_input(blocks, total, pattern, args.special, "counting chunks:", args.add_prefix_space)
+    options = {"byte_level": args.bytes, "special_tokens": args.special, "pattern": pattern, "ties": args.ties,
+               "add_prefix_space": args.add_prefix_space}
     if args.superbpe is not None:  # (files are read again)
         spans = count_input(again or input_blocks(args.files)[0], total, SUPERBPE, args.special,
                             "counting SuperBPE's stage-2 chunks:")
@@ -137,12 +142,12 @@ def command_train(args):
     OUT.write(training_summary(tokenizer, args, counts if args.superbpe is None else spans))
 
 
-def count_input(blocks, total, pattern, special_tokens, what):
+def count_input(blocks, total, pattern, special_tokens, what, add_prefix_space=False):
     """The chunk counts of the input's blocks (``total`` bytes, if known), with a progress line where someone sees it."""
     with terminal_line() as line:
         if line.stream is not None:
             blocks = reading_progress(blocks, total, bytes_progress(line, what))
-        return count_chunks(blocks, pattern, special_tokens=special_tokens)
+        return count_chunks(blocks, pattern, special_tokens=special_tokens, add_prefix_space=add_prefix_space)
 
 
 def encode_text(tokenizer, text, allow_special, refusal="add --allow-special to encode it as its ID", note=True,
@@ -154,7 +159,7 @@ def encode_text(tokenizer, text, allow_special, refusal="add --allow-special to 
     character level) are mentioned once on stderr.
     """
     try:
-        ids = tokenizer.encode(text, allowed_special="all" if allow_special else (), dropout=dropout, seed=seed)
+        ids = tokenizer.encode(text, allowed_special="all" if allow_special else None, dropout=dropout, seed=seed)
     except SpecialTokenInText as error:
         raise CommandError(f"the text contains the special token {error.token!r}; {refusal}") from None
     if note and not tokenizer.byte_level and 0 in ids:
@@ -287,12 +292,13 @@ def drawn(tokenizer, tokens):
     return shown
 
 
-def explain_chunk(tokenizer, chunk, title):
-    """The lines showing ``reference_encode`` merge one chunk, from its starting tokens to its IDs.
+def explain_chunk(tokenizer, chunk, title, replay):
+    """The lines showing ``replay`` (``reference_encode``, or one at a time) merge one chunk, from its starting tokens
+    to its IDs.
 
     At most ``EXPLAIN_STEPS`` merges are replayed and shown; the tokens and
     IDs at the end always come from the full (fast) encoder, which gives the
-    same result.
+    same result. A chunk that ``ignore_merges`` gives whole is not replayed.
     """
     steps = [("start", tokenizer.start_tokens(chunk))]
 
@@ -301,11 +307,14 @@ def explain_chunk(tokenizer, chunk, title):
             raise EnoughSteps
         steps.append((f"merge {rank + 1}: {token_text(tokenizer, pair[0])} + {token_text(tokenizer, pair[1])}", tokens))
 
-    try:
-        reference_encode(steps[0][1], tokenizer.merge_rank, on_merge=on_merge)
-        stopped = False
-    except EnoughSteps:
-        stopped = True
+    stopped = False
+    if emitted_whole(tokenizer, chunk):
+        steps.append(("whole: a token (ignore_merges)", ["".join(steps[0][1])]))
+    else:
+        try:
+            replay(steps[0][1], tokenizer.merge_rank, on_merge=on_merge)
+        except EnoughSteps:
+            stopped = True
     ids = tokenizer.encode(chunk, disallowed_special=())
     steps.append(("tokens", [tokenizer.vocab[token_id] for token_id in ids]))
     width = max(len(label) for label, _ in steps)
@@ -325,11 +334,13 @@ def command_explain(args):
     ids = encode_text(tokenizer, text, False, note=False,
                       refusal="explain replays merges on ordinary text only, so leave it out")
     found = tokenizer.chunks(text)
-    lines = []
+    replay = reference_encode_leftmost if merges_one_at_a_time(tokenizer) else reference_encode
+    lines = [] if replay is reference_encode else [
+        "(merges replayed one at a time, leftmost first, as Hugging Face does: some merges here rebuild a token)"]
     for number, chunk in enumerate(found[:EXPLAIN_CHUNKS], 1):
         title = visible(chunk) if len(chunk) <= EXPLAIN_TOKENS else f"{visible(chunk[:EXPLAIN_TOKENS])}... " \
             f"({len(chunk):,} characters)"
-        lines += explain_chunk(tokenizer, chunk, f"chunk {number} of {len(found)}: {title}")
+        lines += explain_chunk(tokenizer, chunk, f"chunk {number} of {len(found)}: {title}", replay)
     if len(found) > EXPLAIN_CHUNKS:
         lines.append(f"... {len(found) - EXPLAIN_CHUNKS:,} more chunks not replayed")
     lines.append(f"tokens: {' '.join(id_text(tokenizer, token_id) for token_id in ids)}")
@@ -338,19 +349,31 @@ def command_explain(args):
 
 
 def command_inspect(args):
-    """Print the merged tokens in the order learned (the newest ``--top N`` only), then the special tokens."""
+    """Print the pipeline in words (for an imported tokenizer), then the merged tokens by ID (the last ``--top N``
+    only), then the special and added tokens."""
     tokenizer = load_tokenizer(args)
-    first_merge = len(tokenizer.ids) - len(tokenizer.merges)
-    merged = range(first_merge, len(tokenizer.ids))
+    base = {tokenizer.ids[token] for token in tokenizer.alphabet} | ({0} if not tokenizer.byte_level else set())
+    merged = [token_id for token_id, token in enumerate(tokenizer.vocab) if token in tokenizer.ids
+              and tokenizer.ids[token] == token_id and token_id not in base]
     if args.top is not None:
         merged = merged[-args.top:]
-    shown = list(merged) + sorted(tokenizer.special_tokens.values())
-    base = "bytes" if tokenizer.byte_level else f"characters + {UNK}"
-    OUT.write(f"{first_merge:,} base tokens ({base}), IDs 0-{first_merge - 1}; {len(tokenizer.merges):,} merges"
+    added = sorted(set(range(len(tokenizer))) - set(tokenizer.ids.values()) - {i for i, t in enumerate(tokenizer.vocab)
+                                                                             if t is None})
+    first_merges = first_merge_of(tokenizer)
+    kind = "bytes" if tokenizer.byte_level else f"characters + {UNK}"
+    ids = f"IDs 0-{len(base) - 1}" if tokenizer.pipeline is None else f"of {len(tokenizer):,} IDs"
+    OUT.write(f"{len(base):,} base tokens ({kind}), {ids}; {len(tokenizer.merges):,} merges"
+              + (f" (making {len(first_merges):,} tokens)" if tokenizer.pipeline else "")
               + (f", the newest {len(merged):,} shown" if args.top is not None else "")
               + f"; {len(tokenizer.special_tokens):,} special tokens\n")
+    if tokenizer.pipeline is not None:
+        OUT.write("".join(f"  {line}\n" for line in tokenizer.pipeline.describe()))
+    elif tokenizer.add_prefix_space:
+        OUT.write("  a space is put before text that does not start with one (add_prefix_space)\n")
     rows = [("ID", "merge", "token", "made from")]
-    rows += [(str(i), made_from(tokenizer, i)[0], id_text(tokenizer, i), made_from(tokenizer, i)[1]) for i in shown]
+    for token_id in merged + sorted(set(added) | set(tokenizer.special_tokens.values())):
+        number, parts = made_from(tokenizer, token_id, first_merges)
+        rows.append((str(token_id), number, id_text(tokenizer, token_id), parts))
     OUT.write(format_table(rows, numbers=2))
 
 
@@ -375,7 +398,8 @@ def command_convert(args):
             raise UsageError("a .tiktoken file needs --pattern: cl100k for GPT-4's cl100k_base, o200k for GPT-4o's")
         tokenizer = Tokenizer.load_tiktoken(args.source, args.pattern, dict(args.special), raw=raw)
     tokenizer.save(args.output)
-    OUT.write(f"{args.output}: {len(tokenizer):,} IDs, {len(tokenizer.merges):,} merges, pattern {tokenizer.pattern}, "
+    cut = "Hugging Face's pipeline (inspect shows it)" if tokenizer.pipeline else f"pattern {tokenizer.pattern}"
+    OUT.write(f"{args.output}: {len(tokenizer):,} IDs, {len(tokenizer.merges):,} merges, {cut}, "
               f"{len(tokenizer.special_tokens):,} special tokens\n")
 
 
@@ -397,7 +421,7 @@ def command_prepare(args):
     check_output(args.output + ".json", args.files)
     with terminal_line() as line, special_tokens_in_command_line_words():
         summary = tokenizer.encode_files(args.files, args.output, workers=args.workers, separator=args.separator,
-                                         allowed_special="all" if args.allow_special else (),
+                                         allowed_special="all" if args.allow_special else None,
                                          progress=bytes_progress(line, "encoding"))
     OUT.write(f"{args.output}: {summary['tokens']:,} tokens as {summary['dtype']} from {len(args.files):,} "
               f"file{'s' if len(args.files) > 1 else ''}; described in {args.output}.json\n")
@@ -408,7 +432,7 @@ def command_count(args):
     tokenizer = load_tokenizer(args)
     with terminal_line() as line, special_tokens_in_command_line_words():
         counts = tokenizer.count_files(args.files, workers=args.workers,
-                                       allowed_special="all" if args.allow_special else (),
+                                       allowed_special="all" if args.allow_special else None,
                                        progress=bytes_progress(line, "counting"))
     rows = [(f"{count:,}", path) for count, path in zip(counts, args.files)]
     if len(counts) > 1:
@@ -511,6 +535,9 @@ def build_parser():
                        help=f"how text is cut into chunks before merging: {patterns} (default: lab for characters, "
                             "gpt2 for bytes); lab knows only ASCII letters and digits, so use gpt2, cl100k or o200k "
                             "for other scripts")
+    train.add_argument("--add-prefix-space", action="store_true",
+                       help="with --bytes: put a space before the text (and after each special token) unless one is "
+                            "there, so the first word is cut as every other word is")
     train.add_argument("--ties", choices=TIE_RULES, default="smallest",
                        help="which of equally frequent pairs to merge: the smallest (default) or the first seen")
     train.add_argument("--superbpe", type=whole_number, metavar="T",
@@ -527,11 +554,11 @@ def build_parser():
                       help="BPE-dropout: leave each merge out with chance P at every step (as subword-nmt does)")
     show.add_argument("--seed", type=whole_number, metavar="N", help="the random seed --dropout needs")
     add("explain", command_explain, "replay the merges on a text, step by step", [tokenizer, text])
-    inspect = add("inspect", command_inspect, "list the merged tokens in the order learned, then the special ones",
-                  [tokenizer])
-    inspect.add_argument("--top", type=positive_int, metavar="N", help="only the N most recent merges")
+    inspect = add("inspect", command_inspect, "describe the pipeline, then list the merged tokens by ID and the special "
+                  "ones", [tokenizer])
+    inspect.add_argument("--top", type=positive_int, metavar="N", help="only the N merged tokens with the highest IDs")
     convert = add("convert", command_convert,
-                  "import a tiktoken ranks file (.tiktoken or .gz) or a Hugging Face tokenizer.json")
+                  "import a tiktoken ranks file (.tiktoken or .gz) or a Hugging Face tokenizer.json (byte-level BPE)")
     convert.add_argument("source", metavar="SRC", help="the file to import")
     convert.add_argument("-o", "--output", required=True, metavar="OUT.json", help="where to save the tokenizer")
     convert.add_argument("--pattern", choices=PATTERNS, metavar="NAME",

@@ -15,8 +15,9 @@ API's ``merge_rank`` counts from 0).
 
 from itertools import accumulate
 
-from bpelab.byte_level import display_to_bytes
+from bpelab.byte_level import CHAR_TO_BYTE, display_to_bytes
 from bpelab.checks import UNK
+from bpelab.ranked import is_lab_ordered, rank_table
 
 MARKS = {" ": "\N{OPEN BOX}", "\n": "\N{DOWNWARDS ARROW WITH CORNER LEFTWARDS}", "\t": "\N{RIGHTWARDS ARROW TO BAR}"}
 """How whitespace inside a token is drawn: ␣ for a space, ↵ for a newline, ⇥ for a tab."""
@@ -69,9 +70,8 @@ def token_spans(tokenizer, text, ids):
     and a byte of a character cut between tokens comes back as a lone
     surrogate (see ``is_cut_byte``).
     """
-    if tokenizer.byte_level:
-        spans = _split_at(text.encode("utf-8"), [len(tokenizer.token_bytes(i)) for i in ids])
-        return [span.decode("utf-8", "surrogateescape") for span in spans]
+    if tokenizer.byte_level:  # each token's own bytes: the text as encoded (normalized, with a prefix space...)
+        return [tokenizer.token_bytes(i).decode("utf-8", "surrogateescape") for i in ids]
     return _split_at(text, [len(tokenizer.decode([i])) for i in ids])
 
 
@@ -92,17 +92,19 @@ def _split_at(sequence, lengths):
 
 
 def token_text(tokenizer, token):
-    """A vocabulary entry drawn by ``visible``: at the byte level, the text of its bytes, not its GPT-2 form."""
-    if not tokenizer.byte_level or token in tokenizer.special_tokens and token not in tokenizer.ids:
+    """A vocabulary entry drawn by ``visible``: at the byte level, the text of its bytes, not its GPT-2 form
+    (a special token, or one with other characters, is its own text)."""
+    if not tokenizer.byte_level or token in tokenizer.special_tokens and token not in tokenizer.ids \
+            or not all(char in CHAR_TO_BYTE for char in token):
         return visible(token)
     return visible(display_to_bytes(token).decode("utf-8", "surrogateescape"))
 
 
 def id_text(tokenizer, token_id):
-    """The token with this ID, drawn by ``visible``; a special token (IDs after every ordinary one) as its text."""
-    if token_id >= len(tokenizer.ids):
-        return visible(tokenizer.vocab[token_id])
-    return token_text(tokenizer, tokenizer.vocab[token_id])
+    """The token with this ID, drawn by ``visible``: the text it decodes to at the byte level."""
+    if tokenizer.byte_level:
+        return visible(tokenizer.token_bytes(token_id).decode("utf-8", "surrogateescape"))
+    return visible(tokenizer.vocab[token_id])
 
 
 PALETTE = ("\x1b[30;43m", "\x1b[30;46m", "\x1b[30;42m", "\x1b[30;45m", "\x1b[30;47m")
@@ -148,16 +150,50 @@ INSPECT_WIDTH = 24
 """``inspect`` pads the token column to the longest token shown, but to no more than this."""
 
 
-def made_from(tokenizer, token_id):
-    """What a vocabulary entry is: ``(merge number, "left + right")`` for a merge (merge 1 is the first),
-    ``("", "special")`` for a special token, ``("", "")`` for a base token."""
-    first_merge = len(tokenizer.ids) - len(tokenizer.merges)
-    if token_id < first_merge:
-        return "", ""
-    if token_id < len(tokenizer.ids):
-        left, right = tokenizer.merges[token_id - first_merge]
-        return str(token_id - first_merge + 1), f"{token_text(tokenizer, left)} + {token_text(tokenizer, right)}"
-    return "", "special"
+def made_from(tokenizer, token_id, first_merges=None):
+    """What a vocabulary entry is: ``(merge number, "left + right")`` for a merged token (merge 1 is the first;
+    the first merge that makes it), ``("", "special")`` or ``("", "added")`` for an added token, ``("", "")`` for a
+    base token, ``("", "no merge")`` for a token that no merge makes (it comes only whole: see ``emitted_whole``).
+
+    ``first_merges`` is ``first_merge_of(tokenizer)``, worked out here if not given.
+    """
+    if token_id in tokenizer.special_tokens.values():
+        return "", "special"
+    token = tokenizer.vocab[token_id]
+    if token not in tokenizer.ids:
+        return "", "added"
+    rank = (first_merge_of(tokenizer) if first_merges is None else first_merges).get(token_id)
+    if rank is not None:
+        left, right = tokenizer.merges[rank]
+        return str(rank + 1), f"{token_text(tokenizer, left)} + {token_text(tokenizer, right)}"
+    return "", "" if token in tokenizer.alphabet or token == UNK else "no merge"
+
+
+def first_merge_of(tokenizer):
+    """Each merged token's ID -> the rank of the first merge that makes it (several may: Llama 3's do)."""
+    ids, found = tokenizer.ids, {}
+    for rank, (left, right) in enumerate(tokenizer.merges):
+        found.setdefault(ids[left + right], rank)
+    return found
+
+
+def merges_one_at_a_time(tokenizer):
+    """Whether this tokenizer's merges must be replayed one occurrence at a time (``ranked.reference_encode_leftmost``,
+    Hugging Face's rule) rather than all occurrences of a pair at once (``bpe.reference_encode``): the two differ
+    only when a merge may rebuild a token, or use one made later (see ``ranked.is_lab_ordered``)."""
+    if tokenizer.pipeline is None:
+        return False
+    bits = len(tokenizer.vocab).bit_length()
+    return not is_lab_ordered(rank_table(tokenizer.merges, tokenizer.ids, bits), bits)
+
+
+def emitted_whole(tokenizer, chunk):
+    """Whether ``encode`` gives ``chunk`` as one token without merging: ``ignore_merges`` and a chunk that is a token.
+
+    (Llama 3 has 588 tokens that its merges would not make from their bytes.)
+    """
+    return tokenizer.pipeline is not None and tokenizer.pipeline.ignore_merges \
+        and "".join(tokenizer.start_tokens(chunk)) in tokenizer.ids
 
 
 MAX_TREE_NODES = 1000

@@ -33,10 +33,12 @@ TOP_BYTE_SHIFT = 45
 """``random()`` is ``N / 2**53``: its top eight bits are ``N >> 45``."""
 
 
-def check_dropout(dropout, seed):
+def check_dropout(dropout, seed, imported=False):
     """Refuse a dropout that is not a number from 0 to 1, or a missing or bad seed; return a ``Dropout`` or None.
 
-    None stands for no dropout (``p = 0``), which draws nothing.
+    None stands for no dropout (``p = 0``), which draws nothing. An
+    ``imported`` model (a Hugging Face pipeline, whose merges may be ranked
+    apart from their IDs) is refused dropout by name.
     """
     if isinstance(dropout, bool) or not isinstance(dropout, (int, float)):
         raise TypeError(f"dropout must be a float from 0 to 1, not {shown(dropout)}")
@@ -48,6 +50,9 @@ def check_dropout(dropout, seed):
         return None
     if seed is None:
         raise ValueError(f"dropout={dropout!r} needs a seed (an int), so that the same call gives the same IDs")
+    if imported:
+        raise ValueError("dropout is not supported for a model imported from a tokenizer.json (its merges are "
+                         "ranked apart from its IDs); encode it with dropout=0, or train one with bpe")
     return Dropout(float(dropout), seed)
 
 

@@ -255,11 +255,11 @@ def encode_chunk(ids: Sequence[int], merged_id: Mapping[tuple[int, int], int]) -
     ``merged_id`` maps a pair of IDs to the ID of its merge. Merged IDs grow
     with merge rank, so the smallest merged ID present is the earliest merge.
     Most chunks are a few tokens long, and for them the plain loop of
-    ``_merge_few`` is quickest; a long chunk goes through ``_merge_queued``,
+    ``merge_few`` is quickest; a long chunk goes through ``_merge_queued``,
     whose time grows like n log n.
     """
     if len(ids) <= FEW:
-        return _merge_few(ids, merged_id)
+        return merge_few(ids, merged_id)
     return _merge_queued(ids, merged_id)
 
 
@@ -271,22 +271,24 @@ NO_MERGE = sys.maxsize
 """Stands for "this pair is not a merge" among merged IDs, so that ``min`` finds the earliest merge."""
 
 
-def _merge_few(ids, merged_id):
+def merge_few(ids, merged_id, id_mask=-1):
     """``encode_chunk`` for a short chunk: merge the leftmost of the earliest merges, look again.
 
     Taking one occurrence at a time equals the reference's "all occurrences
     of the pair, left to right": a merge only creates pairs that rank later
     than itself, so the next earliest merge is the same pair further right,
     until none is left. ``merged[i]`` is what the pair at ``i`` merges into.
+    (``bpelab.ranked`` gives entries that hold a rank above the ID: ``id_mask``
+    keeps the ID.)
     """
     get = merged_id.get
     ids = list(ids)
     merged = list(map(get, zip(ids, ids[1:]), repeat(NO_MERGE)))
     while merged:
-        new = min(merged)
-        if new == NO_MERGE:
+        best = min(merged)
+        if best == NO_MERGE:
             break
-        merge_at(merged.index(new), new, ids, merged, get)
+        merge_at(merged.index(best), best & id_mask, ids, merged, get)
     return ids
 
 

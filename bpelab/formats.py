@@ -1,4 +1,4 @@
-"""The lab's tokenizer files: format 1 (the lab's) and format 2 (bytes, patterns, special tokens).
+"""The lab's tokenizer files: format 1 (the lab's), format 2 (bytes, patterns, special tokens) and format 3.
 
 ``bpe.Tokenizer.to_json`` and ``from_json`` come here. Format 1 is the lab's:
 ``{"format_version": 1, "alphabet": [...], "merges": [[left, right], ...]}``.
@@ -9,12 +9,16 @@ the byte level ``bytes`` when the 256 byte tokens are not in byte order
 level, ``merges`` (byte tokens in display form) and ``special_tokens`` (text
 -> ID). Both are written with ``json.dumps(body, indent=1)`` plus a newline,
 so the bytes are fixed by the content. IDs are never stored: the
-``Tokenizer`` rebuilds them from the alphabet and the merges.
+``Tokenizer`` rebuilds them from the alphabet and the merges. Format 3
+(``bpelab.format3``) stores them, for an imported model, and holds what the
+others cannot (a pipeline, a prefix space); it is written only when needed.
 """
 
 import json
 
+from bpelab import format3
 from bpelab.byte_level import BYTE_TO_CHAR
+from bpelab.checks import check_keys
 from bpelab.messages import shown
 
 
@@ -22,7 +26,7 @@ FORMAT_VERSION = 1
 """The version of the file the lab's kind of tokenizer is saved in (see ``Tokenizer.to_json``)."""
 
 
-READABLE_FORMATS = (1, 2)
+READABLE_FORMATS = (1, 2, 3)
 """The file versions ``Tokenizer.load`` reads."""
 
 
@@ -32,6 +36,8 @@ LEVELS = {"characters": False, "bytes": True}
 
 def file_body(tokenizer):
     """The JSON body of a tokenizer file: format 1 for the lab's kind (characters, lab pattern, no specials)."""
+    if format3.needs_format_3(tokenizer):
+        return format3.body(tokenizer)
     merges = [[left, right] for left, right in tokenizer.merges]
     if not tokenizer.byte_level and tokenizer.pattern == "lab" and not tokenizer.special_tokens:
         return {"format_version": FORMAT_VERSION, "alphabet": list(tokenizer.alphabet), "merges": merges}
@@ -47,8 +53,10 @@ def file_body(tokenizer):
 
 
 def file_text(tokenizer):
-    """The text of a tokenizer file: its body as ``json.dumps(body, indent=1)``, then a newline."""
-    return json.dumps(file_body(tokenizer), indent=1) + "\n"
+    """The text of a tokenizer file: its body as ``json.dumps(body, indent=1)``, then a newline (format 3 writes its
+    merges a pair to a line: see ``format3.text``)."""
+    body = file_body(tokenizer)
+    return format3.text(body) if body["format_version"] == 3 else json.dumps(body, indent=1) + "\n"
 
 
 def tokenizer_arguments(data):
@@ -68,6 +76,8 @@ def tokenizer_arguments(data):
     if type(version) is not int or version not in READABLE_FORMATS:
         readable = " and ".join(str(number) for number in READABLE_FORMATS)
         raise ValueError(f"unsupported tokenizer format {shown(version)}: this reader understands formats {readable}")
+    if version == 3:
+        return format3.arguments(data)
     if version == 1:
         check_keys(data, ["format_version", "alphabet", "merges"], "unsupported tokenizer format 1")
         return {"alphabet": data["alphabet"], "merges": data["merges"]}
@@ -90,15 +100,3 @@ def tokenizer_arguments(data):
     alphabet = data.get("bytes") if LEVELS[level] else data["alphabet"]
     return {"alphabet": alphabet, "merges": data["merges"], "byte_level": LEVELS[level], "pattern": data["pattern"],
             "special_tokens": data["special_tokens"]}
-
-
-def check_keys(data, expected, problem):
-    """Refuse a JSON object whose keys are not exactly ``expected``, saying which key is wrong."""
-    if not all(isinstance(key, str) for key in data):
-        raise ValueError(f"{problem}: every key must be a string")
-    missing = [key for key in expected if key not in data]
-    if missing:
-        raise ValueError(f"{problem}: missing key {missing[0]!r} (it needs {', '.join(expected)})")
-    unexpected = sorted(set(data) - set(expected))
-    if unexpected:
-        raise ValueError(f"{problem}: unexpected key {shown(unexpected[0])} (it has only {', '.join(expected)})")

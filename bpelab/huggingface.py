@@ -1,16 +1,24 @@
 """Hugging Face's ``tokenizer.json``, both ways, for the BPE models the lab can match exactly.
 
-Hugging Face's ``tokenizer.json`` describes a pipeline: a normalizer, a
-pre-tokenizer (our chunk pattern), a model (BPE: a vocabulary and a merge
-list), a post-processor and a decoder. We write BPE models with our own
-pattern as a ``Split`` pre-tokenizer, and read those back, as well as the
-GPT-2 kind: a ``ByteLevel`` pre-tokenizer with its built-in regex, which is
-GPT-2's pattern (``gpt2`` here; its ``\\s`` leaves out U+001C-001F, which
-Python's counts). IDs must be laid out as ours are: the 256 bytes (in any
-order) or ``<unk>`` and the sorted alphabet, then one ID per merge in
-order, then the special ("added") tokens. Anything else is refused by name.
-``load_huggingface`` builds the tokenizer with the class it is given
-(``bpe.Tokenizer``), so this module never imports ``bpe``.
+Hugging Face's ``tokenizer.json`` describes a pipeline: added tokens, a
+normalizer, a pre-tokenizer (the chunk patterns), a model (BPE: a
+vocabulary and a merge list), a post-processor and a decoder.
+
+Reading. A byte-level BPE model (its pre-tokenizer ends with ``ByteLevel``:
+GPT-2's kind, Llama 3, Qwen 3, DeepSeek V3, gpt-oss) is read as
+``tokenizers`` 0.23.3 reads it (``bpelab.hf_pipeline``): its IDs as given,
+its merges ranked, its pipeline in the lab's words, and it encodes and
+decodes as that library does. When the file is one the lab's kind of
+tokenizer says exactly (one built-in pattern, IDs laid out as ours: the 256
+bytes, one per merge in order, then special tokens; nothing else), it
+becomes that kind: the lab wrote it. At the character level only the lab's
+own files are read. Anything else is refused by name. ``load_huggingface``
+builds the tokenizer with the class it is given (``bpe.Tokenizer``), so this
+module never imports ``bpe``.
+
+Writing. ``to_huggingface`` gives a file that ``tokenizers`` loads and that
+gives our IDs: the lab's pattern as a ``Split`` (spelled with explicit
+classes), or an imported pipeline as it was read.
 """
 
 import json
@@ -18,58 +26,55 @@ from typing import Optional
 
 from bpelab.checks import REPLACEMENT_CHARACTER, UNK
 from bpelab.files import PathLike, parse_json, read_json, write_text_atomic
+from bpelab.format3 import given_or_lab_arguments
+from bpelab.hf_pipeline import PREFIX_SPACE, read_pipeline, written_pipeline
 from bpelab.messages import named, shown
 from bpelab.patterns import PATTERNS, pattern_source
+
+BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
+"""Hugging Face's byte level with nothing else: the bytes of each piece, shown as GPT-2's characters."""
 
 
 def to_huggingface(tokenizer) -> dict:
     """The tokenizer as a Hugging Face ``tokenizer.json`` dict, giving our IDs, tokens and text (``Tokenizer.to_huggingface``)."""
-    split = {
-        "type": "Split",
-        "pattern": {"Regex": pattern_source(tokenizer.pattern, "oniguruma")},
-        "behavior": "Isolated",
-        "invert": False,
-    }
-    if tokenizer.byte_level:
-        byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
-        pre_tokenizer = {"type": "Sequence", "pretokenizers": [split, byte_level]}
-        decoder = byte_level
+    if tokenizer.pipeline is not None:
+        parts = written_pipeline(tokenizer.pipeline, tokenizer.vocab)
+        added = [dict(token._asdict()) for token in tokenizer.pipeline.added_tokens]
+        vocab = {token: token_id for token, token_id in tokenizer.ids.items()}
     else:
-        pre_tokenizer = split
-        decoder = {"type": "Sequence", "decoders": [
-            {"type": "Replace", "pattern": {"String": UNK}, "content": REPLACEMENT_CHARACTER},
-            {"type": "Fuse"},
-        ]}
+        parts = lab_pipeline(tokenizer)
+        added = [{"id": token_id, "content": text, "special": True, "normalized": False, "lstrip": False,
+                  "rstrip": False, "single_word": False} for text, token_id in tokenizer.special_tokens.items()]
+        vocab = dict(tokenizer.ids)
     return {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": [
-            {"id": token_id, "content": text, "single_word": False, "lstrip": False, "rstrip": False,
-             "normalized": False, "special": True}
-            for text, token_id in tokenizer.special_tokens.items()
-        ],
-        "normalizer": None,
-        "pre_tokenizer": pre_tokenizer,
-        "post_processor": None,
-        "decoder": decoder,
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [{"id": token.pop("id"), "content": token.pop("content"), **token} for token in added],
+        "normalizer": parts["normalizer"], "pre_tokenizer": parts["pre_tokenizer"],
+        "post_processor": parts["post_processor"], "decoder": parts["decoder"],
         "model": {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": None if tokenizer.byte_level else UNK,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": None,
-            "fuse_unk": False,
-            "byte_fallback": False,
-            "ignore_merges": False,
-            "vocab": dict(tokenizer.ids),
-            "merges": [[left, right] for left, right in tokenizer.merges],
+            "type": "BPE", "dropout": None, "unk_token": None if tokenizer.byte_level else UNK,
+            "continuing_subword_prefix": None, "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
+            "ignore_merges": tokenizer.pipeline is not None and tokenizer.pipeline.ignore_merges,
+            "vocab": vocab, "merges": [[left, right] for left, right in tokenizer.merges],
         },
     }
 
 
+def lab_pipeline(tokenizer):
+    """The Hugging Face steps of the lab's kind of tokenizer: a prefix space if asked, its pattern, the byte level."""
+    split = {"type": "Split", "pattern": {"Regex": pattern_source(tokenizer.pattern, "oniguruma")},
+             "behavior": "Isolated", "invert": False}
+    if tokenizer.byte_level:
+        steps = ([dict(PREFIX_SPACE)] if tokenizer.add_prefix_space else []) + [split, dict(BYTE_LEVEL)]
+        return {"normalizer": None, "pre_tokenizer": {"type": "Sequence", "pretokenizers": steps},
+                "post_processor": None, "decoder": dict(BYTE_LEVEL)}
+    decoder = {"type": "Sequence", "decoders": [
+        {"type": "Replace", "pattern": {"String": UNK}, "content": REPLACEMENT_CHARACTER}, {"type": "Fuse"}]}
+    return {"normalizer": None, "pre_tokenizer": split, "post_processor": None, "decoder": decoder}
+
+
 def load_huggingface(cls, path: PathLike, *, raw: Optional[bytes] = None):
-    """Import a Hugging Face ``tokenizer.json`` of the byte-level BPE kind (GPT-2's), or one we saved.
+    """Import a Hugging Face ``tokenizer.json`` of a byte-level BPE model (Llama 3's, GPT-2's...), or one we saved.
 
     (``Tokenizer.load_huggingface``.) The tokenizer is built with ``cls``;
     what it cannot match exactly is refused, saying what. ``raw``, if given,
@@ -77,26 +82,66 @@ def load_huggingface(cls, path: PathLike, *, raw: Optional[bytes] = None):
     """
     data = read_json(path) if raw is None else parse_json(raw, path)
     try:
-        return _from_huggingface_body(cls, data)
+        return from_huggingface_body(cls, data)
     except ValueError as error:
         raise ValueError(f"{named(path)}: {error}") from None
 
 
-def _from_huggingface_body(cls, data):
+def from_huggingface_body(cls, data):
     """The tokenizer a Hugging Face body describes, if it is one we can give the same IDs as."""
     if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
         raise ValueError("not a Hugging Face tokenizer.json: no 'model' object")
+    if not has_byte_level(data.get("pre_tokenizer")):
+        return character_level(cls, data)
+    vocab, merges, pipeline = read_pipeline(data)
+    return cls(**given_or_lab_arguments(vocab, merges, pipeline))
+
+
+def has_byte_level(pre_tokenizer):
+    """Whether a pre-tokenizer has a ``ByteLevel`` step (a byte-level model; the step must come last)."""
+    if isinstance(pre_tokenizer, dict) and pre_tokenizer.get("type") == "Sequence" \
+            and isinstance(pre_tokenizer.get("pretokenizers"), list):
+        return any(map(has_byte_level, pre_tokenizer["pretokenizers"]))
+    return isinstance(pre_tokenizer, dict) and pre_tokenizer.get("type") == "ByteLevel"
+
+
+def character_level(cls, data):
+    """A character-level file, as the lab writes one: plain BPE, our pattern as a Split, ``<unk>`` and the alphabet."""
     model = data["model"]
-    _check_plain_bpe(data, model)
-    byte_level, pattern = _huggingface_pre_tokenizer(data.get("pre_tokenizer"))
+    if model.get("type") != "BPE":
+        raise ValueError(f"model type {shown(model.get('type'))} is not supported: only BPE models can be imported")
+    pre_tokenizer = data.get("pre_tokenizer")
+    pattern = next((name for name in PATTERNS if pre_tokenizer == {
+        "type": "Split", "pattern": {"Regex": pattern_source(name, "oniguruma")}, "behavior": "Isolated",
+        "invert": False}), None)
+    if pattern is None:
+        raise ValueError(f"pre_tokenizer {shown(pre_tokenizer)} is not supported: a byte-level model ends with "
+                         "ByteLevel, and at the character level only the Split patterns this module writes are read")
+    for option, harmless in [("dropout", (None, 0, 0.0)), ("continuing_subword_prefix", (None, "")),
+                             ("end_of_word_suffix", (None, "")), ("byte_fallback", (None, False)),
+                             ("ignore_merges", (None, False))]:
+        if model.get(option) not in harmless:
+            raise ValueError(f"the model's {option} is {shown(model.get(option))}; only plain BPE is supported")
+    if data.get("normalizer") not in (None, {"type": "Sequence", "normalizers": []}) or data.get("post_processor"):
+        raise ValueError("a character-level file with a normalizer or a post-processor is not supported")
     vocab, merges = model.get("vocab"), model.get("merges")
     if not isinstance(vocab, dict) or not isinstance(merges, list):
         raise ValueError("the model needs a 'vocab' object and a 'merges' list")
     merges = [merge.split(" ") if isinstance(merge, str) else merge for merge in merges]
-    specials = _huggingface_added_tokens(data.get("added_tokens", []))
+    specials = {}
+    for added in data.get("added_tokens") or []:
+        text = added.get("content") if isinstance(added, dict) else None
+        if not isinstance(text, str) or text in specials:
+            raise ValueError(f"added token {shown(added)} must have a string content, listed once")
+        specials[text] = added.get("id")
     ordinary = {token: token_id for token, token_id in vocab.items() if specials.get(token) != token_id}
-    alphabet = _huggingface_alphabet(ordinary, len(merges), byte_level)
-    tokenizer = cls(alphabet, merges, byte_level=byte_level, pattern=pattern, special_tokens=specials)
+    by_id = {token_id: token for token, token_id in ordinary.items() if type(token_id) is int}
+    base_size = len(by_id) - len(merges)
+    if sorted(by_id) != list(range(len(ordinary))) or base_size < 1 or by_id[0] != UNK:
+        raise ValueError(f"IDs are not laid out as supported at the character level: {UNK} as ID 0, the "
+                         "alphabet, one ID per merge in order, then the added tokens")
+    tokenizer = cls([by_id[token_id] for token_id in range(1, base_size)], merges, pattern=pattern,
+                    special_tokens=specials)
     for token, token_id in ordinary.items():
         if tokenizer.ids.get(token) != token_id:
             raise ValueError(f"the merges do not make the vocabulary's tokens in ID order: {shown(token)} has ID "
@@ -104,91 +149,18 @@ def _from_huggingface_body(cls, data):
     return tokenizer
 
 
-def _check_plain_bpe(data, model):
-    """Refuse a pipeline that does more than plain byte-pair encoding: other models, options, text changes."""
-    if model.get("type") != "BPE":
-        raise ValueError(f"model type {shown(model.get('type'))} is not supported: only BPE models can be imported")
-    for option, harmless in [("dropout", (None, 0, 0.0)), ("continuing_subword_prefix", (None, "")),
-                             ("end_of_word_suffix", (None, "")), ("byte_fallback", (None, False)),
-                             ("ignore_merges", (None, False))]:
-        if model.get(option) not in harmless:
-            raise ValueError(f"the model's {option} is {shown(model.get(option))}; only plain BPE is supported")
-    if data.get("normalizer") not in (None, {"type": "Sequence", "normalizers": []}):
-        raise ValueError(f"normalizer {shown(data.get('normalizer'))} changes the text before it is split; unsupported")
-    post = data.get("post_processor")
-    if post is not None and (not isinstance(post, dict) or post.get("type") != "ByteLevel"):
-        raise ValueError(f"post_processor {shown(post)} adds or changes tokens after encoding; unsupported")
-
-
-def _huggingface_alphabet(ordinary, merge_count, byte_level):
-    """The base tokens of a vocabulary laid out as ours are: base tokens, then one ID per merge."""
-    by_id = {}
-    for token, token_id in ordinary.items():
-        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id in by_id:
-            raise ValueError(f"vocab entry {shown(token)} has ID {shown(token_id)}; IDs must be distinct ints")
-        by_id[token_id] = token
-    base_size = len(by_id) - merge_count
-    if sorted(by_id) != list(range(len(by_id))) or base_size != (256 if byte_level else max(base_size, 1)):
-        raise ValueError(
-            "IDs are not laid out as supported: the base tokens (256 bytes, or <unk> and the alphabet), then one "
-            "per merge in order, then the added tokens (a vocabulary in another order, such as RoBERTa's, is not)"
-        )
-    if byte_level:
-        return [by_id[token_id] for token_id in range(256)]
-    if by_id[0] != UNK:
-        raise ValueError(f"a character-level model must have {UNK} as ID 0, not {shown(by_id[0])}")
-    return [by_id[token_id] for token_id in range(1, base_size)]
-
-
-def _huggingface_pre_tokenizer(pre_tokenizer):
-    """``(byte_level, pattern)`` for a pre-tokenizer we can match: GPT-2's ByteLevel, or our own Split."""
-
-    def pattern_named(split):
-        regex = split.get("pattern", {}).get("Regex") if isinstance(split.get("pattern"), dict) else None
-        for name in PATTERNS:
-            if regex == pattern_source(name, "oniguruma") and split.get("behavior") == "Isolated" \
-                    and not split.get("invert"):
-                return name
-        raise ValueError(f"Split pre-tokenizer {shown(split)} is not one of our built-in patterns; unsupported")
-
-    def byte_level_step(step, use_regex):
-        return (isinstance(step, dict) and step.get("type") == "ByteLevel" and not step.get("add_prefix_space")
-                and step.get("use_regex", True) == use_regex)
-
-    if byte_level_step(pre_tokenizer, True):
-        return True, "gpt2"
-    kind = pre_tokenizer.get("type") if isinstance(pre_tokenizer, dict) else None
-    if kind == "Split":
-        return False, pattern_named(pre_tokenizer)
-    steps = pre_tokenizer.get("pretokenizers") if kind == "Sequence" else None
-    if isinstance(steps, list) and len(steps) == 2 \
-            and isinstance(steps[0], dict) and steps[0].get("type") == "Split" and byte_level_step(steps[1], False):
-        return True, pattern_named(steps[0])
-    raise ValueError(
-        f"pre_tokenizer {shown(pre_tokenizer)} is not supported: only GPT-2's ByteLevel (without a prefix space) "
-        "and the Split patterns this module writes"
-    )
-
-
-def _huggingface_added_tokens(added_tokens):
-    """The added tokens as special tokens (text -> ID); ones that match unusually are refused."""
-    if not isinstance(added_tokens, list):
-        raise ValueError("added_tokens must be a list")
-    specials = {}
-    for added in added_tokens:
-        if not isinstance(added, dict) or any(added.get(flag) for flag in ("single_word", "lstrip", "rstrip")):
-            raise ValueError(f"added token {shown(added)} matches with extra rules (lstrip, rstrip, single_word); "
-                             "unsupported")
-        text = added.get("content")
-        if not isinstance(text, str):
-            raise ValueError(f"added token {shown(added)}: its content must be a string")
-        if text in specials:  # Hugging Face keeps the first; a file that says both is not one we can trust
-            raise ValueError(f"added token {shown(text)} is listed twice")
-        specials[text] = added.get("id")
-    return specials
-
-
-
 def save_huggingface(tokenizer, path: PathLike) -> None:
     """Write a ``tokenizer.json`` that ``tokenizers.Tokenizer.from_file`` loads, atomically (``Tokenizer.save_huggingface``)."""
     write_text_atomic(path, json.dumps(tokenizer.to_huggingface(), indent=1, ensure_ascii=False) + "\n")
+
+
+def apply_template(tokenizer, ids, pair=None) -> list:
+    """The IDs with the post-processor's tokens around them (``Tokenizer.apply_template``).
+
+    A beginning-of-text token, say, as Hugging Face's ``encode(text,
+    add_special_tokens=True)`` adds them; unchanged (``pair`` appended) when
+    there is no template. ``encode`` itself never adds them.
+    """
+    if tokenizer.pipeline is None:
+        return list(ids) + ([] if pair is None else list(pair))
+    return tokenizer.pipeline.apply_template(ids, pair)

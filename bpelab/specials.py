@@ -8,14 +8,14 @@ finds them in text quickly however many there are.
 """
 
 import re
-from typing import Iterable, Union
+from typing import Iterable, Optional, Union
 
 from bpelab.checks import UNK, check_list, check_no_surrogate
 from bpelab.messages import named, shown
 from bpelab.patterns import template_regex
 
-SpecialChoice = Union[str, Iterable[str]]
-"""``"all"``, or a collection of special tokens' texts."""
+SpecialChoice = Optional[Union[str, Iterable[str]]]
+"""``"all"``, or a collection of special tokens' texts; None for the tokenizer's own rule."""
 
 
 MAX_SPECIAL_LENGTH = 128
@@ -121,6 +121,16 @@ def _trie_source(node):
     return f"(?:{body})?" if "" in node else body
 
 
+def cut_around(text, finder, meaning):
+    """``text`` cut around the matches of ``finder``: ``(text, None)`` items, and ``(None, meaning(match))`` for each."""
+    pieces, start = [], 0
+    for found in finder.finditer(text):
+        pieces += [(text[start:found.start()], None), (None, meaning(found.group()))]
+        start = found.end()
+    pieces.append((text[start:], None))
+    return pieces
+
+
 class SpecialTokenInText(ValueError):
     """``encode`` found a special token's text that it was not told to allow (in the file ``where``, if given)."""
 
@@ -147,32 +157,46 @@ class SpecialTokenMatcher:
     def __init__(self, ids):
         self.ids = ids
         self.all = frozenset(ids)
+        self.special_ids = frozenset(ids.values())
         self._finders = {}
 
-    def segments(self, text, allowed_special, disallowed_special):
+    def segments(self, text, allowed_special=None, disallowed_special=None):
         """Cut ``text`` around the allowed special tokens: ``(text, None)`` and ``(None, ID)`` items.
 
-        Special tokens follow tiktoken's rules: the text of a disallowed one
-        (by default, all that are not allowed) is a ``SpecialTokenInText``.
+        Special tokens follow tiktoken's rules: none is allowed unless named,
+        and the text of a disallowed one (by default, all that are not
+        allowed) is a ``SpecialTokenInText``.
         """
-        allowed = self.chosen(allowed_special, "allowed_special")
-        if disallowed_special == "all":
-            disallowed = self.all - allowed if allowed else self.all
+        allowed = self.allowed_in(text, allowed_special, disallowed_special)
+        if not allowed:
+            return [(text, None)]
+        return cut_around(text, self.finder(allowed), self.ids.__getitem__)
+
+    allows_all = False
+    """What None means for ``allowed_special``: no special token (tiktoken's rule), or all of them."""
+
+    def allowed_in(self, text, allowed_special, disallowed_special):
+        """The special tokens to look for in ``text``, once it is checked for disallowed ones.
+
+        By default (None) those that ``allows_all`` says, and the others are
+        disallowed; ``disallowed_special="all"`` disallows all that are not
+        allowed.
+        """
+        if allowed_special is None:
+            allowed = self.all if self.allows_all else frozenset()
+        else:
+            allowed = self.chosen(allowed_special, "allowed_special")
+        if disallowed_special is None:
+            disallowed = frozenset() if self.allows_all else self.all - allowed
+        elif disallowed_special == "all":
+            disallowed = self.all - allowed
         else:
             disallowed = self.chosen(disallowed_special, "disallowed_special")
         if disallowed:
             found = self.finder(disallowed).search(text)
             if found:
                 raise SpecialTokenInText(found.group())
-        if not allowed:
-            return [(text, None)]
-        segments = []
-        start = 0
-        for found in self.finder(allowed).finditer(text):
-            segments += [(text[start:found.start()], None), (None, self.ids[found.group()])]
-            start = found.end()
-        segments.append((text[start:], None))
-        return segments
+        return allowed
 
     def finder(self, texts):
         """The compiled finder for a set of special tokens, built once per set."""

@@ -38,15 +38,20 @@ STAGE_ONE_PATTERN = "o200k"
 """Stage 1's pattern unless another is given: GPT-4o's, as the paper's repository uses one like it."""
 
 
-def stage_one_pattern(superbpe, pattern):
+def stage_one_pattern(superbpe, pattern, add_prefix_space=False):
     """Refuse a ``superbpe`` that is neither None nor a count of merges; return the pattern training counts with.
 
     That is ``pattern``, or for SuperBPE when none is given ``"o200k"``
-    (None otherwise: the level's usual default).
+    (None otherwise: the level's usual default). SuperBPE with a prefix
+    space is refused: the paper's tokenizers have none, and its stage-2
+    spans would need a rule of their own for it.
     """
     if superbpe is not None and (isinstance(superbpe, bool) or not isinstance(superbpe, int) or superbpe < 0):
         raise TypeError(f"superbpe must be None or the number of merges of stage 1 (an int, 0 or more), "
                         f"not {shown(superbpe)}")
+    if superbpe is not None and add_prefix_space is True:
+        raise ValueError("superbpe=t does not take add_prefix_space=True: SuperBPE trains without a prefix space; "
+                         "leave add_prefix_space out")
     return STAGE_ONE_PATTERN if superbpe is not None and pattern is None else pattern
 
 

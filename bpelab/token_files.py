@@ -47,6 +47,15 @@ def token_file_dtype(n_vocab):
     return "uint16" if n_vocab <= 1 << 16 else "uint32"
 
 
+def cut_by(tokenizer):
+    """The pattern whose safe cuts a file may be cut at for ``tokenizer`` (see ``safe_blocks``), or None for none.
+
+    A prefix space or a pipeline (normalizer, other splits) has no known
+    safe cuts: such a tokenizer encodes each file whole.
+    """
+    return None if tokenizer.add_prefix_space or tokenizer.pipeline is not None else tokenizer.pattern
+
+
 def _file_blocks(paths, pattern, block_size, progress):
     """``(file number, block)`` for every block of every file, cut at safe places; ``progress`` hears of each."""
     sizes = [os.stat(path).st_size for path in paths]
@@ -152,8 +161,8 @@ def _token_file_options(tokenizer, paths, workers, separator, allowed_special, d
 
 
 def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, workers: int = 1,
-                 separator: Optional[str] = None, allowed_special: SpecialChoice = (),
-                 disallowed_special: SpecialChoice = "all", block_size: int = BLOCK_SIZE,
+                 separator: Optional[str] = None, allowed_special: SpecialChoice = None,
+                 disallowed_special: SpecialChoice = None, block_size: int = BLOCK_SIZE,
                  progress: Progress = None) -> dict:
     """Encode UTF-8 files into one flat file of token IDs for training a model; return its description.
 
@@ -181,7 +190,7 @@ def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, wo
     counts = [0] * len(paths)
     with atomic_writer(description_path, "out_path") as description, \
             atomic_writer(out_path, "out_path") as stream:
-        blocks = _file_blocks(paths, tokenizer.pattern, block_size, progress)
+        blocks = _file_blocks(paths, cut_by(tokenizer), block_size, progress)
         ended = 0  # files whose blocks are all written, and the separator after them
         for number, data in _block_results(tokenizer, paths, blocks, workers, specials, typecode):
             while ended < number:
@@ -204,8 +213,8 @@ def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, wo
     return summary
 
 
-def count_files(tokenizer, paths: Sequence[PathLike], *, workers: int = 1, allowed_special: SpecialChoice = (),
-                disallowed_special: SpecialChoice = "all", block_size: int = BLOCK_SIZE,
+def count_files(tokenizer, paths: Sequence[PathLike], *, workers: int = 1, allowed_special: SpecialChoice = None,
+                disallowed_special: SpecialChoice = None, block_size: int = BLOCK_SIZE,
                 progress: Progress = None) -> list[int]:
     """The number of tokens in each of the UTF-8 files, read block by block as ``encode_files`` reads them.
 
@@ -215,7 +224,7 @@ def count_files(tokenizer, paths: Sequence[PathLike], *, workers: int = 1, allow
                                           block_size)
     check_callback(progress, "progress")
     counts = [0] * len(paths)
-    blocks = _file_blocks(paths, tokenizer.pattern, block_size, progress)
+    blocks = _file_blocks(paths, cut_by(tokenizer), block_size, progress)
     for number, count in _block_results(tokenizer, paths, blocks, workers, specials, None):
         counts[number] += count
     return counts
@@ -230,8 +239,8 @@ def special_choice(tokenizer, allowed_special, disallowed_special):
     return {"allowed_special": allowed_special, "disallowed_special": disallowed_special}
 
 
-def encode_batch(tokenizer, texts: Sequence[str], *, workers: int = 1, allowed_special: SpecialChoice = (),
-                 disallowed_special: SpecialChoice = "all", dropout: float = 0.0,
+def encode_batch(tokenizer, texts: Sequence[str], *, workers: int = 1, allowed_special: SpecialChoice = None,
+                 disallowed_special: SpecialChoice = None, dropout: float = 0.0,
                  seed: Optional[int] = None) -> list[list[int]]:
     """Encode each of ``texts``: a list of ID lists, in order (``Tokenizer.encode_batch``).
 

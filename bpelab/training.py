@@ -13,7 +13,7 @@ from typing import Callable, Iterable, Optional
 
 from bpelab.blocks import safe_blocks
 from bpelab.byte_level import SINGLE_BYTES
-from bpelab.checks import (UNK, check_callback, check_choice, check_flag, check_no_surrogate,
+from bpelab.checks import (UNK, check_callback, check_choice, check_flag, check_no_surrogate, check_prefix_space,
                            check_vocab_size)
 from bpelab.engine import TIE_RULES
 from bpelab.messages import shown
@@ -27,10 +27,11 @@ OnMerge = Optional[Callable[[int, dict], None]]
 """A trainer's ``on_merge(rank, entry)``, called with each history entry as soon as it is learned."""
 
 
-def training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge):
+def training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge, add_prefix_space=False):
     """Check the options every training entry point shares, before any work; return (pattern, specials)."""
     check_vocab_size(vocab_size)
     check_flag(byte_level, "byte_level")
+    check_prefix_space(add_prefix_space, byte_level)
     pattern = DEFAULT_PATTERN[byte_level] if pattern is None else pattern
     check_pattern(pattern)
     check_choice(ties, TIE_RULES, "ties")
@@ -74,7 +75,8 @@ def check_chunk_counts(chunk_counts, pattern, special_tokens):
             raise ValueError(f"chunk_counts[{shown(chunk)}] is {shown(count)}; counts must be positive ints")
 
 
-def count_chunks(blocks: Iterable[str], pattern: str = "lab", *, special_tokens: Iterable[str] = ()) -> Counter:
+def count_chunks(blocks: Iterable[str], pattern: str = "lab", *, special_tokens: Iterable[str] = (),
+                 add_prefix_space: bool = False) -> Counter:
     """Count each distinct chunk of a text given as blocks, which may be cut anywhere.
 
     >>> count_chunks(["the cat", " the h", "at"])
@@ -82,7 +84,9 @@ def count_chunks(blocks: Iterable[str], pattern: str = "lab", *, special_tokens:
 
     The text of each special token is counted whole, under its own text,
     and never cut into chunks: a special token stays out of training. The
-    chunks come out in the order they first appear.
+    chunks come out in the order they first appear. With ``add_prefix_space``
+    the text, and the text after each special token, gets a space in front
+    unless it starts with one, as ``encode`` gives it.
     """
     if isinstance(special_tokens, (str, bytes)):
         raise TypeError(f"special_tokens must be a list of strings, not a single {type(special_tokens).__name__}")
@@ -92,14 +96,22 @@ def count_chunks(blocks: Iterable[str], pattern: str = "lab", *, special_tokens:
     cut = chunker(pattern)
     counts = Counter()
     finder = special_finder(special_tokens) if special_tokens else None
+    fresh = add_prefix_space  # the next ordinary text starts a stretch that gets a prefix space
     for block in safe_blocks(blocks, pattern):
         start = 0
         for found in finder.finditer(block) if finder else ():
-            counts.update(cut(block[start:found.start()]))
+            counts.update(cut(prefixed(block[start:found.start()], fresh)))
+            fresh = fresh and start == found.start()
             counts[found.group()] += 1
-            start = found.end()
-        counts.update(cut(block[start:]))
+            start, fresh = found.end(), add_prefix_space
+        counts.update(cut(prefixed(block[start:], fresh)))
+        fresh = fresh and start == len(block)
     return counts
+
+
+def prefixed(text, fresh):
+    """``text`` with a space in front if it starts a stretch (``fresh``) and lacks one."""
+    return " " + text if fresh and text and not text.startswith(" ") else text
 
 
 def start_sequences(chunk_counts, vocab_size, byte_level, specials):

@@ -22,7 +22,7 @@ import threading
 import time
 import unittest
 
-from bpe import Tokenizer
+from bpe import Tokenizer, reference_encode
 from bpelab import cli, display, view
 from make_corpus import corpus
 from tests.clients import official_tokenizer, skip_or_fail
@@ -256,7 +256,7 @@ class MergeTrees(unittest.TestCase):
 
 def explain_steps(tok, text):
     """The merge steps ``bpe explain`` prints for a one-chunk text, as ``merge N: left + right``."""
-    lines = cli.explain_chunk(tok, text, "")
+    lines = cli.explain_chunk(tok, text, "", reference_encode)
     return sorted({match.group(1) for line in lines for match in [re.match(r"  (merge \d+: .+?)\s{2,}", line)]
                    if match})
 

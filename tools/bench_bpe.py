@@ -31,6 +31,13 @@ The phases (``--only`` takes their names):
   two vocabulary sizes: the tokens per byte each gives on that corpus, its
   training time (one run), its encode speed and the chunk cache's hit rate,
   and Hugging Face given each one's ``save_huggingface()`` export.
+- ``models``: the open models' real ``tokenizer.json`` files (Llama 3, Qwen 3,
+  DeepSeek V3, gpt-oss, from ``.models/`` or ``$BPE_LAB_MODELS``): loading
+  (ours from the file and from a format-3 copy, against
+  ``tokenizers.Tokenizer.from_file``), encoding the prose corpus line by line
+  against ``encode_batch(lines, add_special_tokens=False)`` on one thread,
+  and each file's chunk regexes on long inputs (one chunk of letters,
+  spaces, digits) at n and 10n.
 
 The corpora: "code" is the Python standard library's own ``*.py`` files
 (or ``--corpus FILE``); "prose" is English assembled offline from what any
@@ -123,6 +130,15 @@ LETTER_SEED = 20240601
 LAB_MODULES = ("bpe.py", "make_corpus.py", "bpelab")
 """The project's modules and package that the workers may import or run, copied beside this script."""
 
+OPEN_MODELS = ("llama3", "qwen3", "deepseek_v3", "gptoss")
+"""The open models whose real tokenizer.json files the ``models`` phase measures (``.models/NAME.json``)."""
+
+MODELS = os.environ.get("BPE_LAB_MODELS") or os.path.join(ROOT, ".models")
+"""Where those files are (as the tests find them: see tests/clients.py)."""
+
+LOAD_TARGET, ENCODE_TARGET = 3, 1.5
+"""The models phase's targets: loading at most 3× from_file's time, encoding at least 1.5× its speed."""
+
 CODE, PROSE = "code", "prose"
 """The two corpora's keys."""
 
@@ -189,6 +205,7 @@ PRESETS = {
         "peers": True,
         "official": True,
         "superbpe": {"sizes": [8192, 32768], "fractions": [0.5, 0.75, 0.9]},
+        "model_long": [100_000, 1_000_000],
     },
     "quick": {
         "mb": 0.05,
@@ -202,6 +219,7 @@ PRESETS = {
         "peers": False,
         "official": False,
         "superbpe": {"sizes": [400], "fractions": [0.9]},
+        "model_long": [1_000, 10_000],
     },
 }
 
@@ -214,6 +232,7 @@ the lab itself), and extra environment variables for its worker process."""
 IMPLEMENTATIONS = {
     "ours": Implementation("ours (bpe.py)", None, {}),
     "ours-format2": Implementation("ours, Tokenizer.load of our format 2", None, {}),
+    "ours-format3": Implementation("ours, Tokenizer.load of a format-3 copy", None, {}),
     "reference": Implementation("reference (bpe.reference_train)", None, {}),
     "hf": Implementation("HF tokenizers, 1 thread", "tokenizers",
                          {"RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}),
@@ -1026,10 +1045,71 @@ def job_save_format2(spec):
     return {"note": f"{tokenizer.n_vocab:,} IDs"}
 
 
+def model_loaded(spec):
+    """A real tokenizer.json loaded by ``impl``: ours from the file or from its format-3 copy, or Hugging Face's."""
+    if spec["impl"] == "hf":
+        import tokenizers
+
+        return tokenizers.Tokenizer.from_file(spec["model"])
+    from bpe import Tokenizer
+
+    return Tokenizer.load(spec["saved"]) if spec["impl"] == "ours-format3" else Tokenizer.load_huggingface(spec["model"])
+
+
+def job_load_model(spec):
+    """Load a real tokenizer.json (or its format-3 copy), timed."""
+    loaded, seconds = timed(model_loaded, spec)
+    size = loaded.get_vocab_size(with_added_tokens=True) if spec["impl"] == "hf" else loaded.n_vocab
+    return {"seconds": seconds, "note": f"{size:,} IDs"}
+
+
+def job_encode_lines(spec):
+    """Encode a corpus line by line (each line with its line break) with a real tokenizer.json, timed.
+
+    Ours calls ``encode`` on each line; Hugging Face's ``encode_batch`` takes
+    them all (on one thread: RAYON_NUM_THREADS=1), as its users do.
+    """
+    lines = read_text(spec["corpus"]).splitlines(keepends=True)
+    tokenizer = model_loaded(spec)
+    if spec["impl"] == "hf":
+        encoded, seconds = timed(tokenizer.encode_batch, lines, add_special_tokens=False)
+        ids = [encoding.ids for encoding in encoded]
+    else:
+        ids, seconds = timed(lambda: [tokenizer.encode(line) for line in lines])
+    digest, count = ids_digest(chain.from_iterable(ids))
+    return {"seconds": seconds, "digest": digest, "note": f"{count:,} tokens, {len(lines):,} lines"}
+
+
+def job_save_format3(spec):
+    """Setup: import a real tokenizer.json and save it in our format 3."""
+    from bpe import Tokenizer
+
+    tokenizer = Tokenizer.load_huggingface(spec["model"])
+    tokenizer.save(spec["saved"])
+    return {"note": f"{tokenizer.n_vocab:,} IDs"}
+
+
+MODEL_LONG_TEXTS = {"letters": random_letters, "spaces": lambda length: " " * length,
+                    "digits": lambda length: "".join(random.Random(length).choice("0123456789") for _ in range(length))}
+"""The long inputs each file's chunk regexes are timed on."""
+
+
+def job_chunk_long(spec):
+    """Cut one long input with a translated chunk regex (translated and compiled beforehand, untimed)."""
+    from bpelab.chunk_regex import translate
+
+    regex = translate(spec["regex"])
+    regex.chunks("warm up: compile the pattern 123")
+    text = MODEL_LONG_TEXTS[spec["text"]](spec["n"])
+    found, seconds = timed(regex.chunks, text)
+    return {"seconds": seconds, "note": f"{len(found):,} chunks"}
+
+
 JOBS = {"train": job_train, "encode": job_encode, "small-train": job_small_train, "load": job_load,
         "long-train": job_long_train, "to-tiktoken": job_to_tiktoken, "special-calls": job_special_calls,
         "explain": job_explain, "encode-files": job_encode_files, "cache": job_cache, "encode-counted": job_encode_counted,
-        "export-tiktoken": job_export_tiktoken, "save-format2": job_save_format2}
+        "export-tiktoken": job_export_tiktoken, "save-format2": job_save_format2, "load-model": job_load_model,
+        "encode-lines": job_encode_lines, "save-format3": job_save_format3, "chunk-long": job_chunk_long}
 
 
 def run_worker(spec_json):
@@ -1772,9 +1852,59 @@ def superbpe_ratios(corpus, size, encoded):
     return ratios
 
 
+def model_regexes(path):
+    """The Split regexes of a tokenizer.json's pre-tokenizer, in order."""
+    with open(path, encoding="utf-8") as stream:
+        pre_tokenizer = json.load(stream).get("pre_tokenizer")
+    steps = pre_tokenizer.get("pretokenizers", [pre_tokenizer]) if pre_tokenizer else []
+    return [step["pattern"]["Regex"] for step in steps if step.get("type") == "Split" and "Regex" in step["pattern"]]
+
+
+def bench_models(plan):
+    """The open models' tokenizer.json files (issue 18): load, encode prose by lines, chunk long inputs."""
+    rows, ratios = [], []
+    prose = plan.corpora[PROSE]
+    for name in OPEN_MODELS:
+        path = os.path.join(MODELS, f"{name}.json")
+        if not os.path.exists(path):
+            ratios.append((f"model {name}", f"not run: no {path} (.ci/run fetches it)"))
+            continue
+        log(f"the {name} tokenizer.json")
+        saved = os.path.join(plan.folder, f"{name}-format3.json")
+        plan.setup({"job": "save-format3", "impl": "ours", "model": path, "saved": saved}, f"saving {name} as format 3")
+        spec = {"model": path, "saved": saved}
+        load = compare(f"load {name} tokenizer.json", ["ours", "ours-format3"] + plan.peers(["hf"]),
+                       lambda impl: plan.measure(dict(spec, job="load-model", impl=impl)), "seconds")
+        load[0].name = f"{label('ours')}, Tokenizer.load_huggingface"
+        encode = compare(f"encode {corpus_title(prose)} line by line with {name}", plan.impls(["hf"]),
+                         lambda impl: plan.measure(dict(spec, job="encode-lines", impl=impl, corpus=prose["path"])),
+                         "seconds", prose["bytes"])
+        encode[-1].name = f"{label('hf')}, encode_batch(lines)" if len(encode) > 1 else encode[-1].name
+        mark_agreement(encode, "digest", "IDs")
+        loaded = {row.impl: row for row in load}
+        ratios.append((f"load time of {name}, ours: format 3 / tokenizer.json",
+                       judged(speed_ratio(loaded["ours-format3"], loaded["ours"]), "<", 1)))
+        if "hf" in loaded:
+            ratios.append((f"load time of {name}, ours / tokenizers.Tokenizer.from_file",
+                           judged(speed_ratio(loaded["ours"], loaded["hf"]), "≤", LOAD_TARGET)))
+            ratios.append((f"encode throughput of {name}, ours / HF encode_batch (1 thread)",
+                           judged(speed_ratio(encode[1], encode[0]), "≥", ENCODE_TARGET)))
+        rows += load + encode
+        for number, regex in enumerate(model_regexes(path)):
+            for text in MODEL_LONG_TEXTS:
+                sizes = plan.settings["model_long"]
+                group = [measure_alone(plan, f"{name} regex {number + 1}: one chunk of {n:,} {text}",
+                                       {"job": "chunk-long", "regex": regex, "text": text, "n": n}, "seconds")
+                         for n in sizes]
+                ratios.append((f"chunk time at {sizes[-1]:,} / at {sizes[0]:,}: {name} regex {number + 1}, {text}",
+                               judged(speed_ratio(group[-1], group[0]), "≤", GROWTH_TARGET)))
+                rows += group
+    return rows, ratios
+
+
 PHASES = {"train": bench_training, "encode": bench_encoding, "letters": bench_letters, "reference": bench_reference,
           "cl100k": bench_vocabularies, "long": bench_long_inputs, "datasets": bench_datasets, "cache": bench_cache,
-          "superbpe": bench_superbpe}
+          "superbpe": bench_superbpe, "models": bench_models}
 """The phases in the order they run; ``--only`` picks some by name."""
 
 
@@ -1839,6 +1969,7 @@ def parse_args(argv):
     settings = {name: getattr(args, name) for name in ("mb", "sizes", "byte_vocab", "repeat", "reference_kb")}
     settings = {name: preset[name] if value is None else value for name, value in settings.items()}
     settings.update(letters=preset["letters"], long=preset["long"], official=preset["official"], superbpe=preset["superbpe"],
+                    model_long=preset["model_long"],
                     peers=preset["peers"] and not args.no_peers, only=args.only or list(PHASES),
                     reference_mb=args.reference_mb, corpus=args.corpus, worker=args.worker, in_process=args.quick)
     if not settings["sizes"] or min(settings["sizes"]) < 2 or settings["repeat"] < 1 or settings["mb"] <= 0:

@@ -1,24 +1,34 @@
-"""Write bpelab/unicode_ranges.py: the character classes that the chunk patterns are built from.
+"""Write bpelab/unicode_ranges.py: the Unicode tables that chunk patterns and normalizers are built from.
 
 Regular-expression engines disagree on what ``\\s``, ``\\d``, ``\\w`` and
 ``\\p{L}`` mean, and each follows the Unicode tables of its own release: a
 character that Unicode 15 made a letter is "other" for Python 3.11 (Unicode
 14) and a letter for a newer library. To split text the same way everywhere,
-bpe.py never uses those shorthands. It spells each class out as code-point
+the lab never uses those shorthands. It spells each class out as code-point
 ranges taken from one named Unicode version, which this script writes into
 ``bpelab/unicode_ranges.py``:
 
-- letters: general categories Lu, Ll, Lt, Lm, Lo (what ``\\p{L}`` means), and
-  the groups GPT-4o's pattern tells apart: Lu+Lt, Ll, Lm+Lo;
-- marks: Mn, Mc, Me (``\\p{M}``); numbers: Nd, Nl, No (``\\p{N}``);
+- the classes the built-in patterns are spelled with: letters (``\\p{L}``),
+  GPT-4o's letter groups, marks, numbers;
+- the general category of every code point, as the list of code points where
+  it changes (``0 Cc 20 Zs 21 Po ...``: U+0000..U+001F are Cc, U+0020 is Zs,
+  and so on up to U+10FFFF), for any ``\\p{..}`` a Hugging Face pattern asks
+  for (``bpelab.chunk_regex``);
 - whitespace twice over: exactly the characters Python's ``\\s`` matches
   (``str.isspace``), the lab's and ``gpt2``'s definition; and Unicode's
-  White_Space property, tiktoken's ``\\s``. ``unicodedata`` does not expose
-  White_Space; it is ``str.isspace`` without U+001C..U+001F, four information
-  separators that Python counts as whitespace for their bidirectional class;
-- the letters that case-insensitive contractions (``(?i:'s)``) accept: every
-  character whose case folding is one of ``s t d m l v r e`` (U+017F LONG S
-  folds to ``s``).
+  White_Space property, tiktoken's and Oniguruma's ``\\s``. ``unicodedata`` does
+  not expose White_Space; it is ``str.isspace`` without U+001C..U+001F, four
+  information separators that Python counts as whitespace for their
+  bidirectional class;
+- for each ASCII letter, every character whose case folding is it (U+017F
+  LONG S folds to ``s``), and the ASCII strings that are the case folding of
+  one character (``ss`` of ``ß``): what a case-insensitive pattern matches;
+- the code points Unicode 9.0.0 had not assigned. Hugging Face's normalizers
+  (NFC, NFKC, ...) use Unicode 9.0.0 tables, and treat a later character as
+  one without decomposition or combining class; ``bpelab.pipeline`` cuts text
+  at such characters so that ``unicodedata`` of any newer Python normalizes
+  exactly as they do. Only Python 3.6 knows Unicode 9.0.0, so that table comes
+  from a Python 3.6 run (``--unicode9-python``, found under pyenv by default).
 
 Run it with the Python whose ``unicodedata`` has the pinned version (Python
 3.11 has Unicode 14.0.0): ``python3 tools/make_unicode_ranges.py``; ``--check``
@@ -26,7 +36,11 @@ exits 1 if the module differs.
 """
 
 import argparse
+import glob
+import json
 import os
+import shutil
+import subprocess
 import sys
 import unicodedata
 
@@ -37,99 +51,167 @@ sys.path.insert(0, ROOT)
 from bpelab.files import write_text_atomic  # noqa: E402 (the project's folder must be on the path first)
 
 UNICODE_VERSION = "14.0.0"
+NORMALIZATION_VERSION = "9.0.0"
 MODULE_PATH = "bpelab/unicode_ranges.py"
 MODULE_LOCATION = os.path.join(ROOT, MODULE_PATH)
+RUNS_PER_LINE = 12
 RANGES_PER_LINE = 8
-CONTRACTION_LETTERS = "delmrstv"
 INFORMATION_SEPARATORS = {"\x1c", "\x1d", "\x1e", "\x1f"}
 
-MODULE_DOCSTRING = '''"""Unicode character classes for the chunk patterns, generated; do not edit by hand.
+TEMPLATE = '''"""Unicode tables for the chunk patterns and the normalizers, generated; do not edit by hand.
 
 Written by tools/make_unicode_ranges.py from Unicode {version} (``python3
-tools/make_unicode_ranges.py`` rewrites it, ``--check`` compares). Each class is a
-text of hexadecimal code points and ``first-last`` ranges; ``bpelab.patterns`` spells them
-out in each regular-expression engine's own syntax, so Python, tiktoken and
-Hugging Face cut text into the same chunks whatever Unicode version they know.
+tools/make_unicode_ranges.py`` rewrites it, ``--check`` compares). A class is
+a text of hexadecimal code points and ``first-last`` ranges; ``bpelab.patterns``
+and ``bpelab.chunk_regex`` spell them out in each regular-expression engine's
+own syntax, so Python, tiktoken and Hugging Face cut text into the same chunks
+whatever Unicode version they know. ``CATEGORY_RUNS`` holds every general
+category, for any ``\\\\p{{...}}`` a Hugging Face pattern asks for.
 """
+
+UNICODE_VERSION = "{version}"
+
+CATEGORIES = ("Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pc", "Pd", "Ps", "Pe",
+              "Pi", "Pf", "Po", "Sm", "Sc", "Sk", "So", "Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Co", "Cn")
+
+# The general category of every code point: "start category" where it changes, each lasting to the next.
+CATEGORY_RUNS = """
+{runs}"""
+{classes}
+# Each ASCII letter with every character whose case folding is it.
+ASCII_CASE_VARIANTS = {{
+{variants}}}
+
+# ASCII strings that are the full case folding of a single character.
+ASCII_MULTI_CHAR_FOLDS = {folds!r}
+
+CASE_VARIANTS = {{letter: ASCII_CASE_VARIANTS[letter] for letter in "delmrstv"}}
+"""The letters of contractions (GPT-4's and GPT-4o's patterns accept them in any case)."""
+
+# The code points Unicode {normalization_version} had not assigned (Hugging Face's normalization tables).
+NORMALIZATION_UNASSIGNED_RANGES = """
+{unassigned}"""
 '''
 
-# Each class: its name in unicode_ranges.py, what it holds, and the general
-# categories it takes (or "whitespace": Python's str.isspace, or Unicode's
-# White_Space, which leaves out the four information separators).
 CLASSES = [
-    ("LETTER_RANGES", "letters: Lu Ll Lt Lm Lo", {"Lu", "Ll", "Lt", "Lm", "Lo"}),
-    ("UPPER_RANGES", "upper- and title-case letters: Lu Lt", {"Lu", "Lt"}),
-    ("LOWER_RANGES", "lower-case letters: Ll", {"Ll"}),
-    ("OTHER_LETTER_RANGES", "letters without case: Lm Lo", {"Lm", "Lo"}),
-    ("MARK_RANGES", "marks: Mn Mc Me", {"Mn", "Mc", "Me"}),
-    ("NUMBER_RANGES", "numbers: Nd Nl No", {"Nd", "Nl", "No"}),
-    ("SPACE_RANGES", "Python's whitespace, str.isspace (the lab's and gpt2's)", "whitespace"),
-    ("WHITE_SPACE_RANGES", "Unicode's White_Space property (tiktoken's \\s)", "whitespace"),
+    ("LETTER_RANGES", "letters: Lu Ll Lt Lm Lo", ("Lu", "Ll", "Lt", "Lm", "Lo")),
+    ("UPPER_RANGES", "upper- and title-case letters: Lu Lt", ("Lu", "Lt")),
+    ("LOWER_RANGES", "lower-case letters: Ll", ("Ll",)),
+    ("OTHER_LETTER_RANGES", "letters without case: Lm Lo", ("Lm", "Lo")),
+    ("MARK_RANGES", "marks: Mn Mc Me", ("Mn", "Mc", "Me")),
+    ("NUMBER_RANGES", "numbers: Nd Nl No", ("Nd", "Nl", "No")),
+    ("SPACE_RANGES", "Python's whitespace, str.isspace (the lab's and gpt2's)", str.isspace),
+    ("WHITE_SPACE_RANGES", "Unicode's White_Space property (tiktoken's and Oniguruma's \\s)",
+     lambda char: char.isspace() and char not in INFORMATION_SEPARATORS),
 ]
+"""The classes the built-in patterns are spelled with: name, comment, and the categories or the test of a character."""
 
 
-def class_ranges():
-    """Each class's code points as (first, last) ranges, found in one pass over every code point."""
-    by_category = {}
-    for name, _, categories in CLASSES:
-        if categories != "whitespace":
-            for category in categories:
-                by_category.setdefault(category, []).append(name)
-    ranges = {name: [] for name, _, _ in CLASSES}
+UNASSIGNED_CODE = """
+import json, unicodedata
+ranges = []
+for code in range(0x110000):
+    if unicodedata.category(chr(code)) == "Cn":
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+print(json.dumps([unicodedata.unidata_version, ranges]))
+"""
+"""What the Unicode 9.0.0 Python runs: the code points it has not assigned, as ranges."""
+
+
+def lines_of(items, per_line):
+    """Items joined a few to a line, each line indented and ended."""
+    return "".join("    " + " ".join(items[at:at + per_line]) + "\n" for at in range(0, len(items), per_line))
+
+
+def ranges_body(ranges):
+    """The body of a class text: ``0041-005A 00AA ...``, ``RANGES_PER_LINE`` a line."""
+    return lines_of([f"{a:04X}" if a == b else f"{a:04X}-{b:04X}" for a, b in ranges], RANGES_PER_LINE)
+
+
+def code_ranges(predicate):
+    """(first, last) ranges of the code points for which ``predicate(char)`` holds."""
+    ranges = []
     for code in range(sys.maxunicode + 1):
-        char = chr(code)
-        names = by_category.get(unicodedata.category(char), [])
-        if char.isspace():
-            names = names + ["SPACE_RANGES"] + ([] if char in INFORMATION_SEPARATORS else ["WHITE_SPACE_RANGES"])
-        for name in names:
-            found = ranges[name]
-            if found and found[-1][1] == code - 1:
-                found[-1][1] = code
+        if predicate(chr(code)):
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
             else:
-                found.append([code, code])
+                ranges.append([code, code])
     return ranges
 
 
-def format_ranges(name, comment, ranges):
-    """A Python assignment holding ``ranges`` as hex text, a few per line."""
-    items = [f"{first:04X}" if first == last else f"{first:04X}-{last:04X}" for first, last in ranges]
-    lines = [" ".join(items[start:start + RANGES_PER_LINE]) for start in range(0, len(items), RANGES_PER_LINE)]
-    body = "".join(f"    {line}\n" for line in lines)
-    return f'\n# {comment}\n{name} = """\n{body}"""\n'
+def category_runs():
+    """``start category`` wherever the general category changes, from U+0000 on."""
+    runs = []
+    for code in range(sys.maxunicode + 1):
+        category = unicodedata.category(chr(code))
+        if not runs or runs[-1][1] != category:
+            runs.append((code, category))
+    return lines_of([f"{start:X} {category}" for start, category in runs], RUNS_PER_LINE)
 
 
-def case_variants():
-    """Each contraction letter with every character that folds to it, as a Python assignment."""
-    variants = {
-        letter: "".join(chr(code) for code in range(sys.maxunicode + 1) if chr(code).casefold() == letter)
-        for letter in CONTRACTION_LETTERS
-    }
-    lines = "".join(f"    {letter!r}: {shown!a},\n" for letter, shown in variants.items())
-    return f"\n# The letters of contractions, each with every character whose case folding is it.\nCASE_VARIANTS = {{\n{lines}}}\n"
+def case_tables():
+    """The ASCII letters' case variants (as a dict's lines) and the ASCII multi-character folds."""
+    folds = {}
+    for code in range(sys.maxunicode + 1):
+        folds.setdefault(chr(code).casefold(), []).append(chr(code))
+    variants = "".join(f"    {letter!r}: {''.join(folds[letter])!a},\n" for letter in "abcdefghijklmnopqrstuvwxyz")
+    multi = tuple(sorted(fold for fold, chars in folds.items() if len(fold) > 1 and fold.isascii()))
+    return variants, multi
 
 
-def generated_module():
-    """The whole text of unicode_ranges.py."""
-    parts = [MODULE_DOCSTRING.format(version=UNICODE_VERSION), f'\nUNICODE_VERSION = "{UNICODE_VERSION}"\n']
-    ranges = class_ranges()
-    parts += [format_ranges(name, comment, ranges[name]) for name, comment, _ in CLASSES]
-    parts.append(case_variants())
+def unicode9_python(given):
+    """The path of a Python whose ``unicodedata`` is Unicode 9.0.0 (Python 3.6): ``given``, else found."""
+    if given:
+        return given
+    pyenv = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.6*/bin/python3")))
+    found = pyenv[-1] if pyenv else shutil.which("python3.6")  # (pyenv's shims exist for versions not active)
+    if found is None:
+        raise SystemExit("no Python 3.6 found (its unicodedata is Unicode 9.0.0): give one with --unicode9-python")
+    return found
+
+
+def unassigned_ranges(python):
+    """The code points Unicode 9.0.0 had not assigned, from a run of ``python``."""
+    result = subprocess.run([python, "-c", UNASSIGNED_CODE], capture_output=True, text=True, check=True)
+    version, ranges = json.loads(result.stdout)
+    if version != NORMALIZATION_VERSION:
+        raise SystemExit(f"{python} has Unicode {version}, not {NORMALIZATION_VERSION}: give Python 3.6")
+    return ranges
+
+
+def classes_text():
+    """The assignments of ``CLASSES``, each a comment and a class text."""
+    parts = []
+    for name, comment, test in CLASSES:
+        predicate = test if callable(test) else (lambda char, wanted=test: unicodedata.category(char) in wanted)
+        parts.append(f'\n# {comment}\n{name} = """\n{ranges_body(code_ranges(predicate))}"""\n')
     return "".join(parts)
+
+
+def generated_module(python):
+    """The whole text of unicode_ranges.py."""
+    variants, multi = case_tables()
+    return TEMPLATE.format(
+        version=UNICODE_VERSION, normalization_version=NORMALIZATION_VERSION, runs=category_runs(),
+        classes=classes_text(), variants=variants, folds=multi, unassigned=ranges_body(unassigned_ranges(python)))
 
 
 def main(argv=None):
     """Rewrite or check unicode_ranges.py; return the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help=f"exit 1 if {MODULE_PATH} differs")
+    parser.add_argument("--unicode9-python", metavar="PATH",
+                        help="a Python with Unicode 9.0.0 (3.6); by default python3.6, or pyenv's")
     args = parser.parse_args(argv)
     if unicodedata.unidata_version != UNICODE_VERSION:
-        print(
-            f"this Python has Unicode {unicodedata.unidata_version}; the classes are pinned to "
-            f"{UNICODE_VERSION}: run this script with Python 3.11",
-            file=sys.stderr,
-        )
+        print(f"this Python has Unicode {unicodedata.unidata_version}; the tables are pinned to "
+              f"{UNICODE_VERSION}: run this script with Python 3.11", file=sys.stderr)
         return 1
-    fresh = generated_module()
+    fresh = generated_module(unicode9_python(args.unicode9_python))
     if args.check:
         try:
             with open(MODULE_LOCATION, encoding="utf-8") as stream:
@@ -138,13 +220,12 @@ def main(argv=None):
             current = None
             print(f"{MODULE_PATH}: cannot read it ({error.strerror})", file=sys.stderr)
         if current != fresh:
-            print(f"{MODULE_PATH}: the generated character classes differ; run tools/make_unicode_ranges.py",
-                  file=sys.stderr)
+            print(f"{MODULE_PATH}: the generated tables differ; run tools/make_unicode_ranges.py", file=sys.stderr)
             return 1
-        print(f"{MODULE_PATH}: character classes match Unicode {UNICODE_VERSION}")
+        print(f"{MODULE_PATH}: tables match Unicode {UNICODE_VERSION} (and {NORMALIZATION_VERSION}'s unassigned)")
         return 0
     write_text_atomic(MODULE_LOCATION, fresh)
-    print(f"wrote the Unicode {UNICODE_VERSION} character classes to {MODULE_PATH}")
+    print(f"wrote the Unicode {UNICODE_VERSION} tables to {MODULE_PATH}")
     return 0
 
 

@@ -1,0 +1,122 @@
+"""The lab's tokenizer file, format 3: what formats 1 and 2 cannot hold, for imported models and prefix spaces.
+
+``bpelab.formats`` reads and writes every format (``bpe.Tokenizer.save`` and
+``load``) and comes here for this one. A format-3 body has exactly these keys, in this order, all required:
+
+- ``format_version``: 3;
+- ``level``: ``"bytes"`` (the only level format 3 holds yet);
+- ``vocab``: the model's tokens by ID, in GPT-2's display form, ``null`` for
+  an ID the model has no token for (a gap, or an added token's ID); the IDs
+  are stored, not rebuilt;
+- ``merges``: the ranked merges, one flat list, ``[left, right, left,
+  right, ...]``, written a pair to a line; the joined token must be in
+  ``vocab``, and may be one an earlier merge made too;
+- ``added_tokens``: each ``{"id", "content", "special", "normalized",
+  "lstrip", "rstrip", "single_word"}``, as Hugging Face has them;
+- ``normalizer``, ``pre_tokenizer``, ``decoder``: lists of steps in the
+  lab's words (``bpelab.pipeline``), e.g. ``{"step": "NFC"}``, ``{"step":
+  "split", "pattern": {"regex": "..."}, "behavior": "isolated", "invert":
+  false}``, ``{"step": "prefix_space"}``, ``{"step": "bytes"}``;
+- ``model``: ``{"ignore_merges", "byte_fallback", "unk_token", "fuse_unk"}``
+  (the last three for character-level models, not yet read);
+- ``post_processor``: ``null``, or a template ``{"single": ["<s>", "$A"],
+  "pair": [...], "special_tokens": {"<s>": [1]}}``.
+
+A pattern is a built-in's name (``{"name": "o200k"}``) or a regex as its
+Hugging Face source (``{"regex": ...}``), translated on load by
+``bpelab.chunk_regex`` and refused by name where it cannot be exactly. The
+body is written as ``json.dumps(body, indent=1)`` writes it, but for the
+merges, a pair to a line, and a newline at the end, so a second save is
+byte-identical. The merges are one flat list of strings rather than a list
+of pairs because ``json`` reads a list of two-item lists six times slower.
+"""
+
+import json
+
+from bpelab.added_tokens import AddedToken
+from bpelab.checks import check_keys, check_list
+from bpelab.messages import shown
+from bpelab.pipeline import MODEL_OPTIONS, Pipeline
+
+KEYS = ("format_version", "level", "vocab", "merges", "added_tokens", "normalizer", "pre_tokenizer", "model",
+        "decoder", "post_processor")
+"""The keys of a format-3 body, in the order written."""
+
+PROBLEM = "unsupported tokenizer format 3"
+"""How a refusal of a format-3 body that lacks or adds a key begins."""
+
+
+def needs_format_3(tokenizer):
+    """Whether a tokenizer needs format 3: a given vocabulary with its pipeline, or a prefix space."""
+    return tokenizer.pipeline is not None or tokenizer.add_prefix_space
+
+
+def body(tokenizer):
+    """The format-3 body of a tokenizer (see the module's docstring)."""
+    pipeline = tokenizer.pipeline if tokenizer.pipeline is not None else lab_pipeline(tokenizer)
+    model_vocab = [None] * (max(tokenizer.ids.values()) + 1)
+    for token, token_id in tokenizer.ids.items():
+        model_vocab[token_id] = token
+    return {"format_version": 3, "level": "bytes", "vocab": model_vocab,
+            "merges": [token for pair in tokenizer.merges for token in pair], **pipeline.to_json()}
+
+
+def text(body):
+    """A format-3 body as its file holds it: ``json.dumps(body, indent=1)``, but the merges a pair to a line."""
+    pairs = body["merges"]
+    written = json.dumps(dict(body, merges=[]), indent=1)
+    lines = ",\n".join(f"  {json.dumps(pairs[at])}, {json.dumps(pairs[at + 1])}" for at in range(0, len(pairs), 2))
+    return written.replace('\n "merges": [],', f'\n "merges": [\n{lines}\n ],' if pairs else '\n "merges": [],', 1) + "\n"
+
+
+def lab_pipeline(tokenizer):
+    """The pipeline that says what the lab's kind of byte-level tokenizer does: prefix space, pattern, bytes."""
+    steps = [{"step": "prefix_space"}] if tokenizer.add_prefix_space else []
+    steps.append({"step": "split", "pattern": {"name": tokenizer.pattern}, "behavior": "isolated", "invert": False})
+    added = [AddedToken(token_id, text, True, False, False, False, False)
+             for text, token_id in sorted(tokenizer.special_tokens.items(), key=lambda item: item[1])]
+    return Pipeline(added_tokens=added, pre_tokenizer=steps, model=MODEL_OPTIONS)
+
+
+def arguments(data):
+    """The arguments of ``bpe.Tokenizer`` a format-3 body describes; a body not matching format 3 is refused."""
+    check_keys(data, KEYS, PROBLEM)
+    if data["level"] != "bytes":
+        raise ValueError(f"{PROBLEM}: 'level' is {shown(data['level'])}; format 3 holds byte-level models "
+                         "('bytes') only so far")
+    flat = data["merges"]
+    check_list(flat, "merges", "tokens, two per merge (left, right, left, right, ...)")
+    if len(flat) % 2 or not set(map(type, flat)) <= {str}:
+        raise ValueError(f"merges must be a flat list of tokens, two per merge (left, right, ...), not "
+                         f"{len(flat):,} items" + ("" if len(flat) % 2 else " that are not all strings"))
+    merges = list(zip(flat[0::2], flat[1::2]))
+    return given_or_lab_arguments(data["vocab"], merges, Pipeline(**{key: data[key] for key in KEYS[4:]}))
+
+
+def given_or_lab_arguments(vocab, merges, pipeline):
+    """The arguments of ``bpe.Tokenizer`` for a given vocabulary and pipeline: of the lab's kind if it says them exactly.
+
+    That is what the lab's kind writes (format 3 for a prefix space, or
+    ``to_huggingface``): a built-in pattern, perhaps a prefix space, no
+    normalizer, template or ``ignore_merges``; the 256 bytes first, one ID
+    per merge in order, then special tokens matched as written, without
+    whitespace. Such a tokenizer follows the lab's rules for special tokens.
+    """
+    check_list(vocab, "vocab", "tokens by ID (strings, or None for an unused ID)")
+    if not says_lab_kind(vocab, merges, pipeline):
+        return {"alphabet": None, "merges": merges, "byte_level": True, "vocab": vocab, "pipeline": pipeline}
+    return {"alphabet": vocab[:256], "merges": merges, "byte_level": True, "pattern": pipeline.pattern,
+            "special_tokens": {token.content: token.id for token in pipeline.added_tokens},
+            "add_prefix_space": pipeline.add_prefix_space}
+
+
+def says_lab_kind(vocab, merges, pipeline):
+    """Whether a given vocabulary and pipeline are exactly a tokenizer of the lab's kind (see above)."""
+    if pipeline.pattern is None or pipeline.normalizer or pipeline.ignore_merges or pipeline.post_processor:
+        return False
+    if any(not token.special or token.normalized or token.id < len(vocab) or any(char.isspace() for char in token.content)
+           for token in pipeline.added_tokens):
+        return False
+    return len(vocab) == 256 + len(merges) and all(
+        isinstance(pair, (list, tuple)) and len(pair) == 2 and vocab[256 + rank] == pair[0] + pair[1]
+        for rank, pair in enumerate(merges))

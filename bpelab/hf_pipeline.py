@@ -1,0 +1,272 @@
+"""Hugging Face's pipeline JSON, both ways: a ``tokenizer.json`` read into the lab's words, and written back.
+
+``bpelab.huggingface`` reads and writes the files (``bpe.Tokenizer.load_huggingface``); this module translates
+their parts, as ``tokenizers`` 0.23.3 reads them, into a ``bpelab.pipeline``
+``Pipeline`` and a given vocabulary (``bpelab.vocabulary``), and back:
+
+- normalizers ``NFC``, ``NFD``, ``NFKC``, ``NFKD`` and ``Sequence``;
+- pre-tokenizers ``Split`` (any ``behavior``, ``invert``, a regex that
+  ``bpelab.chunk_regex`` translates exactly, or a plain string; a built-in
+  pattern as ``to_huggingface`` spells it is read as its name), ``Digits``,
+  ``Sequence``, and ``ByteLevel`` as the last step (its ``add_prefix_space``
+  is the lab's ``prefix_space`` step, its ``use_regex`` a split by GPT-2's
+  regex, and its byte mapping the byte level itself); ``Metaspace`` only as
+  the lab writes a prefix space: a space put before a piece that lacks one;
+- the BPE model: its vocabulary (any ID order, gaps), its merges (``"a b"``
+  strings or pairs) and ``ignore_merges``;
+- decoders ``ByteLevel`` (alone or in a ``Sequence``);
+- post-processors ``ByteLevel`` (which adds nothing to the IDs),
+  ``TemplateProcessing`` (kept as a template for ``apply_template``), and a
+  ``Sequence`` of them;
+- added tokens, whose IDs follow the library's rule rather than the file's
+  ``id``: a text that is a token of the model has that token's ID, any other
+  the next ID from the size of the model's vocabulary on.
+
+Anything else is refused with a ``ValueError`` that names it.
+"""
+
+from bpelab.added_tokens import FLAGS, AddedToken
+from bpelab.checks import check_list
+from bpelab.messages import shown
+from bpelab.patterns import PATTERNS, pattern_source
+from bpelab.pipeline import GPT2_REGEX, MODEL_OPTIONS, UNICODE_FORMS, Pipeline
+
+BEHAVIOR_NAMES = {"Isolated": "isolated", "Removed": "removed", "MergedWithPrevious": "merged_with_previous",
+                  "MergedWithNext": "merged_with_next", "Contiguous": "contiguous"}
+"""A Split's ``behavior`` in tokenizer.json -> the lab's word for it."""
+
+PREFIX_SPACE = {"type": "Metaspace", "replacement": " ", "prepend_scheme": "always", "split": False}
+"""The Hugging Face step that puts a space before a piece that lacks one, as the lab's ``prefix_space`` does."""
+
+HARMLESS_MODEL_OPTIONS = {"dropout": (None, 0, 0.0), "continuing_subword_prefix": (None, ""),
+                          "end_of_word_suffix": (None, "")}
+"""Options of Hugging Face's BPE model that change nothing at these values (any other is refused)."""
+
+
+def typed(value, kind, name):
+    """``value`` if it is a dict with this ``type``; a refusal naming ``name`` otherwise."""
+    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+        raise ValueError(f"{name} {shown(value)} is not an object with a 'type'")
+    return value["type"]
+
+
+def flattened(value, name, key):
+    """The steps of a normalizer, pre-tokenizer, decoder or post-processor: a Sequence's, or the one step."""
+    if value is None:
+        return []
+    if typed(value, "Sequence", name) == "Sequence":
+        steps = value.get(key)
+        check_list(steps, f"{name} Sequence's {key}", "steps")
+        return [step for inner in steps for step in flattened(inner, name, key)]
+    return [value]
+
+
+def normalizer_steps(normalizer):
+    """The lab's normalizer steps for a tokenizer.json ``normalizer``."""
+    steps = []
+    for step in flattened(normalizer, "normalizer", "normalizers"):
+        if typed(step, "", "normalizer") not in UNICODE_FORMS:
+            raise ValueError(f"normalizer {shown(step['type'])} is not supported (supported: "
+                             f"{', '.join(UNICODE_FORMS)} and Sequence)")
+        steps.append({"step": step["type"]})
+    return steps
+
+
+def pre_tokenizer_steps(pre_tokenizer):
+    """The lab's pre-tokenizer steps for a tokenizer.json ``pre_tokenizer``, which must end with ByteLevel."""
+    given = flattened(pre_tokenizer, "pre_tokenizer", "pretokenizers")
+    kinds = [typed(step, "", "pre_tokenizer") for step in given]
+    if "ByteLevel" not in kinds:
+        raise ValueError(f"pre_tokenizer {shown(pre_tokenizer)} has no ByteLevel step: only byte-level BPE models "
+                         "are supported")
+    if kinds.index("ByteLevel") != len(kinds) - 1:
+        raise ValueError("ByteLevel must be the pre_tokenizer's last step (later steps would see its byte "
+                         "characters); unsupported")
+    steps = []
+    for step, kind in zip(given, kinds):
+        if kind == "ByteLevel":
+            if step.get("add_prefix_space", True):
+                steps.append({"step": "prefix_space"})
+            if step.get("use_regex", True):
+                steps.append({"step": "split", "pattern": {"regex": GPT2_REGEX}, "behavior": "isolated", "invert": False})
+        elif kind == "Split":
+            steps.append(split_step(step))
+        elif kind == "Digits":
+            steps.append({"step": "digits", "individual": bool(step.get("individual_digits", False))})
+        elif step == PREFIX_SPACE:
+            steps.append({"step": "prefix_space"})
+        else:
+            raise ValueError(f"pre_tokenizer {shown(kind)} is not supported (supported: Split, Digits, Sequence, "
+                             "ByteLevel as the last step)" + (" (Metaspace only as a prefix space)"
+                                                              if kind == "Metaspace" else ""))
+    return steps
+
+
+def split_step(step):
+    """The lab's split step for a tokenizer.json Split."""
+    pattern, behavior = step.get("pattern"), step.get("behavior")
+    if not isinstance(pattern, dict) or len(pattern) != 1 or not set(pattern) <= {"Regex", "String"} \
+            or not isinstance(next(iter(pattern.values())), str):
+        raise ValueError(f"Split pattern {shown(pattern)} must be {{'Regex': ...}} or {{'String': ...}}")
+    if behavior not in BEHAVIOR_NAMES:
+        raise ValueError(f"Split behavior {shown(behavior)} is unknown (known: {', '.join(BEHAVIOR_NAMES)})")
+    invert = step.get("invert", False)
+    if not isinstance(invert, bool):
+        raise ValueError(f"Split invert must be true or false, not {shown(invert)}")
+    (kind, text), = pattern.items()
+    named = next((name for name in PATTERNS if kind == "Regex" and "\\x{" in text  # (as ours are spelled)
+                  and text == pattern_source(name, "oniguruma")), None)
+    return {"step": "split", "pattern": {"name": named} if named else {kind.lower(): text},
+            "behavior": BEHAVIOR_NAMES[behavior], "invert": invert}
+
+
+def decoder_steps(decoder):
+    """The lab's decoder steps: a byte-level model decodes with ByteLevel."""
+    steps = flattened(decoder, "decoder", "decoders")
+    if [typed(step, "", "decoder") for step in steps] != ["ByteLevel"]:
+        raise ValueError(f"decoder {shown(decoder)} is not supported: a byte-level model decodes with ByteLevel")
+    return [{"step": "bytes"}]
+
+
+def template(post_processor):
+    """The lab's template for a tokenizer.json post-processor (None when it adds no token)."""
+    found = None
+    for step in flattened(post_processor, "post_processor", "processors"):
+        kind = typed(step, "", "post_processor")
+        if kind == "ByteLevel":
+            continue  # it only trims offsets
+        if kind != "TemplateProcessing" or found is not None:
+            raise ValueError(f"post_processor {shown(kind)} is not supported (supported: ByteLevel, "
+                             "TemplateProcessing, Sequence)")
+        found = {"single": template_items(step.get("single")), "pair": template_items(step.get("pair")),
+                 "special_tokens": template_specials(step.get("special_tokens"))}
+    return found
+
+
+def template_items(items):
+    """A TemplateProcessing template as the lab writes it: ``"$A"``, ``"$B"``, or a special token's name."""
+    check_list(items, "TemplateProcessing template", "pieces")
+    words = []
+    for item in items:
+        if isinstance(item, dict) and isinstance(item.get("Sequence"), dict) and item["Sequence"].get("id") in ("A", "B"):
+            words.append("$" + item["Sequence"]["id"])
+        elif isinstance(item, dict) and isinstance(item.get("SpecialToken"), dict) \
+                and isinstance(item["SpecialToken"].get("id"), str) and not item["SpecialToken"]["id"].startswith("$"):
+            words.append(item["SpecialToken"]["id"])
+        else:
+            raise ValueError(f"TemplateProcessing piece {shown(item)} is not understood")
+    return words
+
+
+def template_specials(specials):
+    """A TemplateProcessing's special tokens: name -> IDs."""
+    if not isinstance(specials, dict) or not all(isinstance(value, dict) for value in specials.values()):
+        raise ValueError(f"TemplateProcessing special_tokens {shown(specials)} must be an object of objects")
+    return {name: value.get("ids") for name, value in specials.items()}
+
+
+def model_parts(model):
+    """``(vocab by ID, merges as pairs, options)`` of a tokenizer.json BPE model."""
+    if not isinstance(model, dict) or model.get("type", "BPE") != "BPE":
+        raise ValueError(f"model type {shown(model.get('type') if isinstance(model, dict) else model)} is not "
+                         "supported: only BPE models can be imported")
+    for option, harmless in HARMLESS_MODEL_OPTIONS.items():
+        if model.get(option) not in harmless:
+            raise ValueError(f"the model's {option} is {shown(model.get(option))}; unsupported")
+    vocab, merges = model.get("vocab"), model.get("merges")
+    if not isinstance(vocab, dict) or not isinstance(merges, list):
+        raise ValueError("the model needs a 'vocab' object and a 'merges' list")
+    token_ids = list(vocab.values())
+    if not set(map(type, token_ids)) <= {int} or (token_ids and min(token_ids) < 0) \
+            or len(set(token_ids)) != len(token_ids):
+        seen = set()
+        for token, token_id in vocab.items():
+            if type(token_id) is not int or token_id < 0 or token_id in seen:
+                raise ValueError(f"vocab entry {shown(token)} has ID {shown(token_id)}; IDs must be distinct ints "
+                                 "from 0")
+            seen.add(token_id)
+    listed = [None] * (max(token_ids, default=-1) + 1)
+    for token, token_id in vocab.items():
+        listed[token_id] = token
+    kinds = set(map(type, merges))
+    pairs = [merge.split(" ") for merge in merges] if kinds == {str} else merges if kinds <= {list} else \
+        [merge.split(" ") if isinstance(merge, str) else merge for merge in merges]
+    ignore_merges = model.get("ignore_merges", False)
+    if not isinstance(ignore_merges, bool):
+        raise ValueError(f"the model's ignore_merges is {shown(ignore_merges)}; it must be true or false")
+    # unk_token, byte_fallback and fuse_unk act on characters missing from the vocabulary, which at the byte
+    # level (all 256 byte tokens present: bpelab.vocabulary checks it) never happens.
+    return listed, pairs, dict(MODEL_OPTIONS, ignore_merges=ignore_merges)
+
+
+def added_tokens(items, vocab):
+    """The added tokens with the IDs ``tokenizers`` gives them (the file's ``id`` is not used, as there)."""
+    check_list(items, "added_tokens", "objects")
+    ids = {token: token_id for token, token_id in vocab.items()} if isinstance(vocab, dict) else {}
+    next_id, found, seen = len(ids), [], set()
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("content"), str):
+            raise ValueError(f"added token {shown(item)}: its content must be a string")
+        if not item["content"]:
+            continue  # as tokenizers does
+        if item["content"] in seen:
+            raise ValueError(f"added token {shown(item['content'])} is listed twice")
+        seen.add(item["content"])
+        missing = [flag for flag in FLAGS if flag not in item]
+        if missing:
+            raise ValueError(f"added token {shown(item['content'])} lacks the flag {missing[0]!r}")
+        token_id = ids.get(item["content"])
+        if token_id is None:
+            token_id, next_id = next_id, next_id + 1
+        found.append(AddedToken(token_id, item["content"], *(item[flag] for flag in FLAGS)))
+    return found
+
+
+def read_pipeline(data):
+    """``(vocab, merges, Pipeline)`` of a tokenizer.json body of a byte-level BPE model; refusals name what is not."""
+    for option in ("truncation", "padding"):
+        if data.get(option) is not None:
+            raise ValueError(f"{option} is {shown(data.get(option))}; it changes the IDs encode gives: unsupported")
+    vocab, merges, model = model_parts(data.get("model"))
+    pipeline = Pipeline(added_tokens=added_tokens(data.get("added_tokens", []), data["model"]["vocab"]),
+                        normalizer=normalizer_steps(data.get("normalizer")),
+                        pre_tokenizer=pre_tokenizer_steps(data.get("pre_tokenizer")), model=model,
+                        decoder=decoder_steps(data.get("decoder")), post_processor=template(data.get("post_processor")))
+    return vocab, merges, pipeline
+
+
+def written_step(step):
+    """A pre-tokenizer step as tokenizer.json writes it."""
+    if step["step"] == "prefix_space":
+        return dict(PREFIX_SPACE)
+    if step["step"] == "digits":
+        return {"type": "Digits", "individual_digits": step["individual"]}
+    (kind, text), = step["pattern"].items()
+    pattern = {"String": text} if kind == "string" else {"Regex": pattern_source(text, "oniguruma") if kind == "name"
+                                                         else text}
+    behavior = next(name for name, word in BEHAVIOR_NAMES.items() if word == step["behavior"])
+    return {"type": "Split", "pattern": pattern, "behavior": behavior, "invert": step["invert"]}
+
+
+def written_pipeline(pipeline, vocab):
+    """The normalizer, pre-tokenizer, decoder and post-processor of a ``Pipeline`` as tokenizer.json has them.
+
+    ``vocab`` (every token by ID) names the tokens of the template's IDs.
+    """
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
+    normalizers = [{"type": step["step"]} for step in pipeline.normalizer]
+    parts = {
+        "normalizer": None if not normalizers else normalizers[0] if len(normalizers) == 1 else
+        {"type": "Sequence", "normalizers": normalizers},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [*map(written_step, pipeline.pre_tokenizer), byte_level]},
+        "post_processor": None,
+        "decoder": byte_level,
+    }
+    if pipeline.post_processor is not None:
+        parts["post_processor"] = {"type": "TemplateProcessing", **{
+            key: [{"Sequence": {"id": item[1:], "type_id": 0}} if item in ("$A", "$B")
+                  else {"SpecialToken": {"id": item, "type_id": 0}} for item in pipeline.post_processor[key]]
+            for key in ("single", "pair")}, "special_tokens": {
+            name: {"id": name, "ids": ids, "tokens": [vocab[token_id] for token_id in ids]}
+            for name, ids in pipeline.post_processor["special_tokens"].items()}}
+    return parts
