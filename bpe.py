@@ -27,7 +27,8 @@ from bpelab.byte_level import (BYTE_TO_CHAR, CHAR_TO_BYTE, SINGLE_BYTES, bytes_t
                                replace_lone_surrogates, token_offsets)
 from bpelab.checks import (REPLACEMENT_CHARACTER, UNK, check_alphabet, check_byte_alphabet, check_choice, check_flag,
                            check_merges, check_no_surrogate, check_paths, check_positive_int, check_text, decoded_values)
-from bpelab.engine import CACHE_LIMIT, TIE_RULES, ChunkCache, Pair, Token, encode_chunk, report_progress, train_merges
+from bpelab.engine import (CACHE_LIMIT, TIE_RULES, ChunkCache, Pair, Token, encode_chunk, id_order, report_progress,
+                           train_merges)
 from bpelab.files import (MAX_FILE_BYTES, PathLike, atomic_writer, check_output_path, read_file_bytes, read_json,
                           write_text_atomic)
 from bpelab.formats import FORMAT_VERSION, READABLE_FORMATS, file_body, file_text, tokenizer_arguments
@@ -37,6 +38,7 @@ from bpelab.specials import SpecialChoice, SpecialTokenInText, SpecialTokenMatch
 from bpelab.huggingface import HuggingFaceMethods
 from bpelab.tiktoken_files import TiktokenMethods
 from bpelab.token_files import TokenFileMethods, token_file_dtype
+from bpelab.counting import counted_files, counted_text
 from bpelab.training import OnMerge, Progress, check_chunk_counts, count_chunks, start_sequences, training_options
 
 __all__ = [
@@ -101,48 +103,71 @@ def count_pairs(chunk_counts: Mapping[Sequence[Token], int]) -> Counter:
     return pair_counts
 
 
-def best_pair(pair_counts: Mapping[Pair, int], ties: str = "smallest") -> Pair:
-    """The most frequent pair; ``ties`` decides between equally frequent ones.
+def best_pair(pair_counts: Mapping[Pair, int], ties: str = "smallest",
+              ids: Optional[Mapping[Token, int]] = None) -> Pair:
+    """The most frequent pair; ``ties`` decides between equally frequent ones, as each trainer does.
 
-    ``"smallest"``, the lab's rule, takes the smallest pair in code-point
-    order (comparing the left tokens, then the right ones), so training gives
-    the same merges on every machine. ``"first-seen"`` takes the pair seen
-    first in ``count_pairs``' order: the distinct chunks in the order they
-    first appeared, each read from left to right, on the current tokens.
+    ``"smallest"`` (the lab's) takes the smallest pair of tokens in code-point
+    (at the byte level byte) order, left tokens first; ``"greatest"`` the
+    greatest (CS336's course); ``"first-seen"`` (the tutorial's; minbpe's
+    with ``min_count=1``) the first in ``count_pairs``' order; ``"huggingface"`` and ``"rustbpe"``
+    the smallest pair of IDs, ``ids`` numbering the tokens as their libraries
+    do: the base tokens sorted (characters by code point, bytes by value, or
+    for ``"huggingface"`` by GPT-2's display character), then each merge.
 
     >>> counts = {("b", "c"): 2, ("a", "b"): 2, ("c", "a"): 1}
-    >>> best_pair(counts), best_pair(counts, ties="first-seen")
-    (('a', 'b'), ('b', 'c'))
+    >>> best_pair(counts), best_pair(counts, "greatest"), best_pair(counts, ties="first-seen")
+    (('a', 'b'), ('b', 'c'), ('b', 'c'))
     """
     check_choice(ties, TIE_RULES, "ties")
+    if ties == "first-seen":
+        return max(pair_counts, key=pair_counts.__getitem__)  # max keeps the first of equals
+    if ties == "greatest":
+        return max(pair_counts, key=lambda pair: (pair_counts[pair], pair))
     if ties == "smallest":
         return min(pair_counts, key=lambda pair: (-pair_counts[pair], pair))
-    return max(pair_counts, key=pair_counts.__getitem__)  # max keeps the first of equals
+    return min(pair_counts, key=lambda pair: (-pair_counts[pair], ids[pair[0]], ids[pair[1]]))
 
 
 def reference_train(chunk_counts: Mapping[Sequence[Token], int], max_merges: int, *, ties: str = "smallest",
+                    min_count: int = 2,
                     progress: Optional[Callable[[int, int], None]] = None) -> list[tuple[Pair, int]]:
     """Learn up to ``max_merges`` merges the simple way: recount every pair after each merge.
 
     Returns ``(pair, count)`` for each merge, in the order learned. Training
-    stops early when no pair occurs at least twice, because merging a pair
-    seen once would only memorise the training text.
+    stops early when no pair occurs ``min_count`` times: by default twice,
+    because merging a pair seen once would only memorise the training text.
 
     >>> reference_train({tuple("aaabdaaabac"): 1}, 3)
     [(('a', 'a'), 4), (('a', 'b'), 2), (('aa', 'ab'), 2)]
 
-    (``a a`` occurs four times: twice in each ``aaa``, overlapping.)
+    (``a a`` occurs four times: twice in each ``aaa``, overlapping.) Where
+    the rules differ, with every pair tied (byte level, the chunks "aa" and
+    " bz", twice each): the space is the smallest byte but has the greatest
+    display character, and `` b``, once merged, has a higher ID than ``a``.
+
+    >>> for ties in TIE_RULES:
+    ...     merges = reference_train({(b"a", b"a"): 2, (b" ", b"b", b"z"): 2}, 3, ties=ties)
+    ...     print(f"{ties:>11}", [(left + right).decode() for (left, right), _ in merges])
+       smallest [' b', ' bz', 'aa']
+     first-seen ['aa', ' b', ' bz']
+       greatest ['bz', 'aa', ' bz']
+    huggingface ['aa', 'bz', ' bz']
+        rustbpe [' b', 'aa', ' bz']
     """
     current = {tuple(tokens): count for tokens, count in chunk_counts.items()}
+    base = sorted(set(chain.from_iterable(current)), key=lambda token: id_order(token, ties))
+    ids = {token: number for number, token in enumerate(base)}  # merges are numbered as they are learned
     learned = []
     while len(learned) < max_merges:
         pair_counts = count_pairs(current)
         if not pair_counts:
             break
-        pair = best_pair(pair_counts, ties)
-        if pair_counts[pair] < 2:
+        pair = best_pair(pair_counts, ties, ids)
+        if pair_counts[pair] < min_count:
             break
         learned.append((pair, pair_counts[pair]))
+        ids.setdefault(pair[0] + pair[1], len(ids))
         current = {merge_pair(tokens, pair): count for tokens, count in current.items()}
         report_progress(progress, len(learned), max_merges)
     report_progress(progress, len(learned), max_merges, finished=True)
@@ -329,12 +354,12 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
 
     @classmethod
     def train(cls, text: str, vocab_size: int, *, byte_level: bool = False, pattern: Optional[str] = None,
-              special_tokens: Sequence[str] = (), ties: str = "smallest",
+              special_tokens: Sequence[str] = (), ties: str = "smallest", min_count: int = 2, workers: int = 1,
               progress: Progress = None, on_merge: OnMerge = None) -> "Tokenizer":
         """Learn merges from ``text`` until the vocabulary has ``vocab_size`` entries.
 
-        Training stops earlier when no pair occurs at least twice; ``history``
-        then shows every merge learned with its count.
+        Training stops earlier when no pair occurs ``min_count`` times (twice
+        by default); ``history`` then shows every merge learned with its count.
 
         - ``byte_level=True`` starts from the 256 byte values instead of the
           characters seen, so no text is ever unknown.
@@ -342,25 +367,25 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
           ``"gpt2"`` for bytes unless given; see ``PATTERNS``).
         - ``special_tokens`` get IDs after the merges (and count towards
           ``vocab_size``); their text in the training data is left out.
-        - ``ties`` chooses between equally frequent pairs: ``"smallest"``
-          or ``"first-seen"`` (see ``best_pair``).
+        - ``ties`` chooses between equally frequent pairs (see ``best_pair``; with
+          ``min_count``, other libraries' merges); ``workers`` processes count chunks.
         - ``progress(merges_done, merge_target)`` is called about a hundred
           times; ``on_merge(rank, entry)`` with each ``history`` entry as soon
           as it is learned.
         """
         check_text(text)
-        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge)
+        options = training_options(vocab_size, byte_level, pattern, special_tokens, ties, min_count, progress, on_merge)
         if byte_level:
             text = replace_lone_surrogates(text)
         else:
             check_no_surrogate(text, "text", "; remove it, or train with byte_level=True, which reads it as U+FFFD")
-        counts = count_chunks(text_blocks(text), pattern, special_tokens=specials)
-        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge)
+        counts = counted_text(text, options, workers)
+        return cls._train_on_counts(counts, vocab_size, byte_level, options, progress, on_merge)
 
     @classmethod
     def train_from_files(cls, paths: Sequence[PathLike], vocab_size: int, *, byte_level: bool = False,
                          pattern: Optional[str] = None, special_tokens: Sequence[str] = (), ties: str = "smallest",
-                         progress: Progress = None, on_merge: OnMerge = None,
+                         min_count: int = 2, workers: int = 1, progress: Progress = None, on_merge: OnMerge = None,
                          block_size: int = BLOCK_SIZE) -> "Tokenizer":
         """Train on UTF-8 files as if they were one concatenated text, without holding it.
 
@@ -371,16 +396,16 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
         ``train``.
         """
         paths = check_paths(paths)
-        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge)
+        options = training_options(vocab_size, byte_level, pattern, special_tokens, ties, min_count, progress, on_merge)
         check_positive_int(block_size, "block_size")
-        counts = count_chunks(read_blocks(paths, block_size), pattern, special_tokens=specials)
-        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge)
+        counts = counted_files(paths, options, workers, block_size)
+        return cls._train_on_counts(counts, vocab_size, byte_level, options, progress, on_merge)
 
     @classmethod
     def train_from_counts(cls, chunk_counts: Mapping[str, int], vocab_size: int, *, byte_level: bool = False,
                           pattern: Optional[str] = None, special_tokens: Sequence[str] = (), ties: str = "smallest",
-                          progress: Progress = None, on_merge: OnMerge = None) -> "Tokenizer":
-        """Train on chunk counts made elsewhere (``count_chunks``, a process pool, a cluster job).
+                          min_count: int = 2, progress: Progress = None, on_merge: OnMerge = None) -> "Tokenizer":
+        """Train on chunk counts made elsewhere (``count_chunks``, a process pool, ``bpelab.cluster``).
 
         ``chunk_counts`` maps each chunk string, exactly as ``chunks`` cuts it
         with the same pattern, to a positive count; a special token's text
@@ -389,14 +414,14 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
         grows with the corpus, so any engine can do it and hand the result
         over.
         """
-        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge)
-        check_chunk_counts(chunk_counts, pattern, specials)
-        return cls._train_on_counts(chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge)
+        options = training_options(vocab_size, byte_level, pattern, special_tokens, ties, min_count, progress, on_merge)
+        check_chunk_counts(chunk_counts, options.pattern, options.specials)
+        return cls._train_on_counts(chunk_counts, vocab_size, byte_level, options, progress, on_merge)
 
     @classmethod
-    def _train_on_counts(cls, chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge):
+    def _train_on_counts(cls, chunk_counts, vocab_size, byte_level, options, progress, on_merge):
         """The step every trainer shares: chunk counts in, merges learned by the fast engine, tokenizer out."""
-        alphabet, sequences, merges_wanted = start_sequences(chunk_counts, vocab_size, byte_level, specials)
+        alphabet, sequences, merges_wanted = start_sequences(chunk_counts, vocab_size, byte_level, options.specials)
         display_form = bytes_to_display if byte_level else str
         history = []
 
@@ -406,10 +431,12 @@ class Tokenizer(TokenFileMethods, TiktokenMethods, HuggingFaceMethods):
             if on_merge is not None:
                 on_merge(rank, history[-1])
 
-        train_merges(sequences, merges_wanted, ties=ties, progress=progress, on_merge=learned)
+        train_merges(sequences, merges_wanted, ties=options.ties, min_count=options.min_count, progress=progress,
+                     on_merge=learned)
         merges = [tuple(entry["pair"]) for entry in history]
-        tokenizer = cls(alphabet, merges, byte_level=byte_level, pattern=pattern, special_tokens=specials)
-        tokenizer.history, tokenizer.ties = history, ties
+        tokenizer = cls(alphabet, merges, byte_level=byte_level, pattern=options.pattern,
+                        special_tokens=options.specials)
+        tokenizer.history, tokenizer.ties = history, options.ties
         return tokenizer
 
     # -- encoding ----------------------------------------------------------

@@ -10,10 +10,11 @@ module uses only those below it:
     terminal, display     the command line's input and output; tokens drawn for a person
     tiktoken_files        tiktoken's ``.tiktoken`` files, in and out
     huggingface           Hugging Face's ``tokenizer.json``, in and out
-    token_files           a corpus encoded into a flat file of IDs, in worker processes
+    token_files, counting a corpus encoded into a flat file of IDs; chunks counted for training
     formats               the lab's tokenizer files (formats 1 and 2)
     files                 reading with limits, writing atomically
     training              chunk counts and the options every trainer shares
+    workers               the worker processes encoding and counting share, in order
     engine                the fast trainer and encoder (equal to ``reference_train`` and ``reference_encode``)
     specials              special tokens: their IDs and where they are in text
     checks                what arguments, alphabets, merge lists and IDs must be

@@ -17,10 +17,11 @@ import os
 import sys
 from concurrent.futures import BrokenExecutor
 
-from bpe import (PATTERNS, TIE_RULES, UNK, SpecialTokenInText, Tokenizer, count_chunks, read_file_bytes,
+from bpe import (PATTERNS, TIE_RULES, UNK, SpecialTokenInText, Tokenizer, read_file_bytes,
                  reference_encode, write_text_atomic)
 from bpelab import huggingface, tiktoken_files
 from bpelab import widget as widget_page
+from bpelab.counting import count_in_workers
 from bpelab.display import (format_table, id_text, made_from, render_colour, render_plain, token_spans, token_text,
                             visible)
 from bpelab.messages import named, shown
@@ -73,7 +74,8 @@ def training_summary(tokenizer, args, counts):
     if len(tokenizer) >= args.vocab_size:
         stopped = f"reached the requested {args.vocab_size:,} entries"
     else:
-        stopped = f"stopped short of {args.vocab_size:,}: no pair occurs twice"
+        left = {1: "is left", 2: "occurs twice"}.get(args.min_count, f"occurs {args.min_count:,} times")
+        stopped = f"stopped short of {args.vocab_size:,}: no pair {left}"
     kind = "bytes" if tokenizer.byte_level else "characters"
     ratio = f"{characters / tokens:.3f}" if tokens else "-"
     return (
@@ -94,8 +96,9 @@ def command_train(args):
     with terminal_line() as line:
         if line.stream is not None:  # a progress line, only where someone sees it
             blocks = reading_progress(blocks, total, bytes_progress(line, "counting chunks:"))
-        counts = count_chunks(blocks, pattern, special_tokens=args.special)
-    options = {"byte_level": args.bytes, "special_tokens": args.special, "pattern": pattern, "ties": args.ties}
+        counts = count_in_workers(blocks, pattern, special_tokens=args.special, workers=args.workers, size=total or 0)
+    options = {"byte_level": args.bytes, "special_tokens": args.special, "pattern": pattern, "ties": args.ties,
+               "min_count": args.min_count}
     if args.verbose:  # the rows, printed as each merge is learned, show the progress
         OUT.write(MERGE_TABLE_HEADER)
         tokenizer = Tokenizer.train_from_counts(counts, args.vocab_size, on_merge=merge_row, **options)
@@ -362,8 +365,12 @@ def build_parser():
                        help=f"how text is cut into chunks before merging: {patterns} (default: lab for characters, "
                             "gpt2 for bytes); lab knows only ASCII letters and digits, so use gpt2, cl100k or o200k "
                             "for other scripts")
-    train.add_argument("--ties", choices=TIE_RULES, default="smallest",
-                       help="which of equally frequent pairs to merge: the smallest (default) or the first seen")
+    train.add_argument("--ties", choices=TIE_RULES, default="smallest", metavar="RULE",
+                       help=f"which of equally frequent pairs to merge: {', '.join(TIE_RULES)} (default smallest; "
+                            "see docs/trainers.md)")
+    train.add_argument("--min-count", type=positive_int, default=2, metavar="N",
+                       help="merge only pairs that occur at least N times (default 2)")
+    train.add_argument("--workers", type=positive_int, default=1, metavar="N", help="processes to count chunks with")
     train.add_argument("--verbose", action="store_true", help="also print every merge learned, as a table")
     encode = add("encode", command_encode, "print the token IDs of a text", [tokenizer, text, special])
     encode.add_argument("--json", action="store_true", help="print a JSON list instead of space-separated IDs")

@@ -9,11 +9,10 @@ tokens that training merges.
 """
 
 from collections import Counter
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, NamedTuple, Optional
 
 from bpelab.blocks import safe_blocks
-from bpelab.byte_level import SINGLE_BYTES
-from bpelab.checks import (UNK, check_callback, check_choice, check_flag, check_no_surrogate,
+from bpelab.checks import (UNK, check_callback, check_choice, check_flag, check_no_surrogate, check_positive_int,
                            check_vocab_size)
 from bpelab.engine import TIE_RULES
 from bpelab.messages import shown
@@ -27,19 +26,29 @@ OnMerge = Optional[Callable[[int, dict], None]]
 """A trainer's ``on_merge(rank, entry)``, called with each history entry as soon as it is learned."""
 
 
-def training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge):
-    """Check the options every training entry point shares, before any work; return (pattern, specials)."""
+class TrainingOptions(NamedTuple):
+    """The options of a training run that counting and merging need, checked."""
+
+    pattern: str  # the chunk pattern's name
+    specials: list  # the special tokens' texts, in order
+    ties: str  # the tie rule (see ``bpe.best_pair``)
+    min_count: int  # the fewest times a pair must occur to be merged
+
+
+def training_options(vocab_size, byte_level, pattern, special_tokens, ties, min_count, progress, on_merge):
+    """Check the options every training entry point shares, before any work; return them as ``TrainingOptions``."""
     check_vocab_size(vocab_size)
     check_flag(byte_level, "byte_level")
     pattern = DEFAULT_PATTERN[byte_level] if pattern is None else pattern
     check_pattern(pattern)
     check_choice(ties, TIE_RULES, "ties")
+    check_positive_int(min_count, "min_count")
     check_callback(progress, "progress")
     check_callback(on_merge, "on_merge")
     if isinstance(special_tokens, dict):
         raise TypeError("special_tokens must be a list when training: their IDs follow the merges, in order")
     specials = special_token_ids(special_tokens, [], byte_level)
-    return pattern, list(specials)
+    return TrainingOptions(pattern, list(specials), ties, min_count)
 
 
 def check_chunk_counts(chunk_counts, pattern, special_tokens):
@@ -105,7 +114,9 @@ def start_sequences(chunk_counts, vocab_size, byte_level, specials):
     """What training merges: each chunk that is not a special token, as its base tokens, with its count.
 
     Returns ``(alphabet, sequences, merges_wanted)``: the alphabet (the
-    sorted characters, or None for the 256 bytes), the sequences, and how
+    sorted characters, or None for the 256 bytes), the sequences (at the
+    byte level each chunk's UTF-8 ``bytes``, which ``engine.train_merges``
+    reads as its single bytes), and how
     many merges fill ``vocab_size`` once the base and special tokens have
     their IDs; a ``vocab_size`` below those is refused.
     """
@@ -115,8 +126,7 @@ def start_sequences(chunk_counts, vocab_size, byte_level, specials):
         raise ValueError("cannot train on empty text: give at least one character that is not a special token")
     if byte_level:
         alphabet, base_size, base_name = None, 256, "the 256 byte values"
-        sequences = {tuple(SINGLE_BYTES[byte] for byte in chunk.encode("utf-8")): count
-                     for chunk, count in ordinary.items()}
+        sequences = {chunk.encode("utf-8"): count for chunk, count in ordinary.items()}
     else:
         alphabet = sorted(set("".join(ordinary)))
         base_size, base_name = len(alphabet) + 1, f"{len(alphabet)} characters + {UNK}"

@@ -15,7 +15,7 @@ import time
 import unittest
 
 from bpe import Tokenizer
-from bpelab import files, token_files
+from bpelab import files, token_files, workers
 from make_corpus import corpus
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -162,8 +162,8 @@ class BatchTests(unittest.TestCase):
 
     def test_worker_processes_end_with_a_killed_parent(self):
         script = (f"import os, signal, sys; sys.path.insert(0, {ROOT!r}); import bpe\n"
-                  "from bpelab import token_files\n"
-                  "pool = token_files.worker_pool(bpe.Tokenizer(None, [], byte_level=True), 2)\n"
+                  "from bpelab import workers\n"
+                  "pool = workers.worker_pool(bpe.Tokenizer(None, [], byte_level=True), 2)\n"
                   "print(sorted({pool.submit(os.getpid).result() for _ in range(8)}), flush=True)\n"
                   "os.kill(os.getpid(), signal.SIGKILL)\n")
         result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
@@ -176,7 +176,7 @@ class BatchTests(unittest.TestCase):
 
     def test_workers_keep_the_default_sigterm_action(self):
         # A save tidies up its own temporary file on SIGTERM; workers started meanwhile must simply end.
-        with files.stopping_cleanly(), token_files.worker_pool(TOKENIZERS["bytes"], 1) as pool:
+        with files.stopping_cleanly(), workers.worker_pool(TOKENIZERS["bytes"], 1) as pool:
             self.assertEqual(pool.submit(signal.getsignal, signal.SIGTERM).result(), signal.SIG_DFL)
 
     def test_bad_arguments_are_refused_before_any_work(self):
@@ -240,8 +240,8 @@ class CommandLineTests(unittest.TestCase):
     def test_a_killed_worker_is_one_line(self):
         out = os.path.join(self.folder, "never.bin")
         script = (f"import os, signal, sys; sys.path.insert(0, {ROOT!r}); import bpe\n"
-                  "from bpelab import cli, token_files\n"
-                  "token_files.start_worker = lambda *args: os.kill(os.getpid(), signal.SIGKILL)  # each dies at once\n"
+                  "from bpelab import cli, workers\n"
+                  "workers.start_worker = lambda *args: os.kill(os.getpid(), signal.SIGKILL)  # each dies at once\n"
                   f"sys.exit(cli.main(['prepare', '-t', {self.tokenizer!r}, '-o', {out!r}, '--workers', '2', "
                   f"'--allow-special', {self.text!r}, {self.text!r}]))\n")
         result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)

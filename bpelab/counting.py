@@ -1,0 +1,70 @@
+"""Chunk counts made by worker processes: the same counts, in the same order, as ``training.count_chunks``.
+
+Counting chunks is the one step of training whose cost grows with the
+corpus, and it shares out: ``counted_text`` and ``counted_files`` cut the
+text into tasks of whole blocks that end at safe cuts (``blocks.safe_blocks``),
+so that each task's chunks are exactly those of the whole text, and
+``workers`` processes (``bpelab.workers``) count one task each at a time.
+The tasks' counts come back in order and are added up in order, so every
+chunk keeps the place where it first appeared and ``ties="first-seen"``
+sees what one process sees: the merges are those of ``workers=1``.
+"""
+
+import functools
+import os
+from collections import Counter
+from typing import Iterable
+
+from bpelab.blocks import read_blocks, safe_blocks, text_blocks
+from bpelab.checks import check_workers
+from bpelab.training import count_chunks
+from bpelab.workers import results_in_order, worker_pool
+
+TASK_SIZE = (1 << 18, 1 << 22)
+"""The smallest and largest task, in characters (or bytes of a file): a quarter of the text per worker
+within these, so that every worker has work to the end and the parent adds up few counts."""
+
+
+def count_in_workers(blocks: Iterable[str], pattern: str = "lab", *, special_tokens: Iterable[str] = (),
+                     workers: int = 1, size: int = 0) -> Counter:
+    """``count_chunks`` of a text given as blocks, in ``workers`` processes when above 1: the same counts, in order.
+
+    ``size``, the text's length if known, sets the size of the tasks (a
+    quarter of the text per worker, within ``TASK_SIZE``).
+    """
+    check_workers(workers)
+    count = functools.partial(count_chunks, pattern=pattern, special_tokens=special_tokens)
+    if workers == 1:
+        return count(blocks)
+    task_size = min(max(size // (4 * workers), TASK_SIZE[0]), TASK_SIZE[1])
+    total = Counter()
+    with worker_pool(None, workers) as pool:
+        for _, counts in results_in_order(pool, count, _tasks(blocks, pattern, task_size), workers):
+            total.update(counts.result())
+    return total
+
+
+def counted_text(text, options, workers):
+    """The chunk counts of ``text`` (``options`` as ``training.training_options`` gives), in ``workers`` processes."""
+    return count_in_workers(text_blocks(text), options.pattern, special_tokens=options.specials, workers=workers,
+                            size=len(text))
+
+
+def counted_files(paths, options, workers, block_size):
+    """The chunk counts of files read as one concatenated text, ``block_size`` bytes at a time, in ``workers``."""
+    return count_in_workers(read_blocks(paths, block_size), options.pattern, special_tokens=options.specials,
+                            workers=workers, size=sum(os.path.getsize(path) for path in paths))
+
+
+def _tasks(blocks, pattern, task_size):
+    """The text as consecutive tasks, lists of blocks that end at safe cuts, of ``task_size`` characters or more
+    (the last may be shorter)."""
+    task, held = [], 0
+    for block in safe_blocks(blocks, pattern):
+        task.append(block)
+        held += len(block)
+        if held >= task_size:
+            yield task
+            task, held = [], 0
+    if task:
+        yield task
