@@ -8,6 +8,7 @@ module uses only those below it:
 
     cli, widget           the command line (``python3 bpe.py --help``) and the training page
     terminal, display     the command line's input and output; tokens drawn for a person
+    cluster               chunks counted and token files written on Dask (optional, never imports it)
     tiktoken_files        tiktoken's ``.tiktoken`` files, in and out
     huggingface           Hugging Face's ``tokenizer.json``, in and out
     token_files, counting a corpus encoded into a flat file of IDs; chunks counted for training

@@ -74,7 +74,7 @@ def _block_results(tokenizer, paths, blocks, workers, specials, typecode):
 
     if workers == 1:
         for number, block in blocks:
-            yield number, blamed_on_its_file(number, lambda: _encode_block(tokenizer, block, specials, typecode))
+            yield number, blamed_on_its_file(number, lambda: encode_block(tokenizer, block, specials, typecode))
         return
     encode = functools.partial(_encode_block_in_worker, specials=specials, typecode=typecode)
     with worker_pool(tokenizer, workers) as pool:
@@ -82,7 +82,7 @@ def _block_results(tokenizer, paths, blocks, workers, specials, typecode):
             yield number, blamed_on_its_file(number, future.result)
 
 
-def _encode_block(tokenizer, text, specials, typecode):
+def encode_block(tokenizer, text, specials, typecode):
     """A block's IDs as unsigned little-endian integers of the type ``typecode``, or their number for None."""
     ids = tokenizer.encode(text, **specials)
     if typecode is None:
@@ -94,8 +94,8 @@ def _encode_block(tokenizer, text, specials, typecode):
 
 
 def _encode_block_in_worker(numbered_block, specials, typecode):
-    """``_encode_block`` of a ``(file number, block)`` in a worker process, with the tokenizer it was started with."""
-    return _encode_block(worker_state(), numbered_block[1], specials, typecode)
+    """``encode_block`` of a ``(file number, block)`` in a worker process, with the tokenizer it was started with."""
+    return encode_block(worker_state(), numbered_block[1], specials, typecode)
 
 
 def _encode_in_worker(text, specials):
@@ -103,7 +103,12 @@ def _encode_in_worker(text, specials):
     return worker_state().encode(text, **specials)
 
 
-def _token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special, block_size):
+def tokenizer_sha256(tokenizer):
+    """The sha256 of the tokenizer's file, as token files' descriptions name the tokenizer that made them."""
+    return hashlib.sha256(file_text(tokenizer).encode("utf-8")).hexdigest()
+
+
+def token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special, block_size):
     """Check every option of a token-file job before reading anything; return the paths and the specials."""
     paths = check_inputs(paths)
     check_workers(workers)
@@ -119,7 +124,7 @@ def _token_file_options(tokenizer, paths, workers, separator, allowed_special, d
 def encode_files(tokenizer, paths, out_path, workers, separator, allowed_special, disallowed_special, block_size,
                  progress):
     """``Tokenizer.encode_files``: the token file and its description, both written atomically."""
-    paths, specials = _token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special,
+    paths, specials = token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special,
                                           block_size)
     check_callback(progress, "progress")
     description_path = os.fspath(out_path) + ".json"
@@ -132,7 +137,7 @@ def encode_files(tokenizer, paths, out_path, workers, separator, allowed_special
     dtype = token_file_dtype(len(tokenizer))
     typecode = TOKEN_FILE_TYPES[dtype]
     width = array.array(typecode).itemsize
-    ending = b"" if separator is None else _encode_block(tokenizer, separator, {"allowed_special": "all"}, typecode)
+    ending = b"" if separator is None else encode_block(tokenizer, separator, {"allowed_special": "all"}, typecode)
     counts = [0] * len(paths)
     with atomic_writer(description_path, "out_path") as description, \
             atomic_writer(out_path, "out_path") as stream:
@@ -151,7 +156,7 @@ def encode_files(tokenizer, paths, out_path, workers, separator, allowed_special
             "dtype": dtype,
             "byteorder": "little",
             "tokens": sum(counts) + len(paths) * len(ending) // width,
-            "tokenizer_sha256": hashlib.sha256(file_text(tokenizer).encode("utf-8")).hexdigest(),
+            "tokenizer_sha256": tokenizer_sha256(tokenizer),
             "files": [{"path": path, "tokens": count} for path, count in zip(paths, counts)],
             "separator": separator,
         }
@@ -161,7 +166,7 @@ def encode_files(tokenizer, paths, out_path, workers, separator, allowed_special
 
 def count_files(tokenizer, paths, workers, allowed_special, disallowed_special, block_size, progress):
     """``Tokenizer.count_files``: the tokens of each file, encoded as ``encode_files`` would, then counted."""
-    paths, specials = _token_file_options(tokenizer, paths, workers, None, allowed_special, disallowed_special,
+    paths, specials = token_file_options(tokenizer, paths, workers, None, allowed_special, disallowed_special,
                                           block_size)
     check_callback(progress, "progress")
     counts = [0] * len(paths)
