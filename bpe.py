@@ -30,7 +30,9 @@ from bpelab.checks import (REPLACEMENT_CHARACTER, UNK, check_alphabet, check_byt
                            check_merges, check_no_surrogate, check_paths, check_positive_int, check_prefix_space,
                            check_text, decoded_values)
 from bpelab.compare import compare
-from bpelab.engine import CACHE_LIMIT, TIE_RULES, ChunkCache, Pair, Token, encode_chunk, report_progress, train_merges
+from bpelab.counting import counted_files, counted_text
+from bpelab.engine import (CACHE_LIMIT, TIE_RULES, ChunkCache, Pair, Token, encode_chunk, id_order, report_progress,
+                           train_merges)
 from bpelab.files import (MAX_FILE_BYTES, PathLike, atomic_writer, check_output_path, read_file_bytes, read_json,
                           write_text_atomic)
 from bpelab.formats import FORMAT_VERSION, READABLE_FORMATS, file_body, file_text, tokenizer_arguments
@@ -38,23 +40,21 @@ from bpelab.messages import named, shown
 from bpelab.patterns import DEFAULT_PATTERN, PATTERNS, check_pattern, chunker, compiled, last_safe_cut, pattern_source
 from bpelab.specials import SpecialChoice, SpecialTokenInText, SpecialTokenMatcher, special_token_ids
 from bpelab.dropout import check_dropout
-from bpelab.superbpe import check_span_counts, span_counts, stage_one_pattern, trainer
+from bpelab.superbpe import check_span_counts, span_counts, trainer
 from bpelab.token_files import token_file_dtype
 from bpelab.vocabulary import GivenVocabulary
 from bpelab.training import OnMerge, Progress, check_chunk_counts, count_chunks, start_sequences, training_options
 
 __all__ = [
-    "merge_pair", "count_pairs", "best_pair", "TIE_RULES", "reference_train", "reference_encode",  # 1. definitions
-    "reference_superbpe",
+    "merge_pair", "count_pairs", "best_pair", "TIE_RULES", "reference_train", "reference_encode", "reference_superbpe",
     "chunks", "PATTERNS", "pattern_source",  # 2. chunks
     "Tokenizer", "SpecialTokenInText", "UNK", "REPLACEMENT_CHARACTER", "FORMAT_VERSION", "READABLE_FORMATS",  # 3.
-    # The machinery, from bpelab, importable from here as before. Tunables (BLOCK_SIZE, CACHE_LIMIT,
-    # MAX_FILE_BYTES) are read from their own module: set bpelab.engine.CACHE_LIMIT, not bpe.CACHE_LIMIT.
-    "last_safe_cut", "safe_blocks", "text_blocks", "BLOCK_SIZE", "stream_blocks", "read_blocks",
-    "BYTE_TO_CHAR", "CHAR_TO_BYTE", "bytes_to_display", "display_to_bytes", "replace_lone_surrogates",
-    "train_merges", "encode_chunk", "chunker", "count_chunks", "CACHE_LIMIT",
-    "MAX_FILE_BYTES", "read_file_bytes", "read_json", "token_file_dtype", "check_output_path", "atomic_writer",
-    "write_text_atomic", "compare",
+    # The machinery, from bpelab, importable from here as before. Tunables (BLOCK_SIZE, CACHE_LIMIT, MAX_FILE_BYTES)
+    # are read from their own module: set bpelab.engine.CACHE_LIMIT, not bpe.CACHE_LIMIT.
+    "last_safe_cut", "safe_blocks", "text_blocks", "BLOCK_SIZE", "stream_blocks", "read_blocks", "BYTE_TO_CHAR",
+    "CHAR_TO_BYTE", "bytes_to_display", "display_to_bytes", "replace_lone_surrogates", "train_merges", "encode_chunk",
+    "chunker", "count_chunks", "CACHE_LIMIT", "MAX_FILE_BYTES", "read_file_bytes", "read_json", "token_file_dtype",
+    "check_output_path", "atomic_writer", "write_text_atomic", "compare",
 ]
 
 # --------------------------------------------------------------------------
@@ -106,48 +106,71 @@ def count_pairs(chunk_counts: Mapping[Sequence[Token], int]) -> Counter:
     return pair_counts
 
 
-def best_pair(pair_counts: Mapping[Pair, int], ties: str = "smallest") -> Pair:
-    """The most frequent pair; ``ties`` decides between equally frequent ones.
+def best_pair(pair_counts: Mapping[Pair, int], ties: str = "smallest",
+              ids: Optional[Mapping[Token, int]] = None) -> Pair:
+    """The most frequent pair; ``ties`` decides between equally frequent ones, as each trainer does.
 
-    ``"smallest"``, the lab's rule, takes the smallest pair in code-point
-    order (comparing the left tokens, then the right ones), so training gives
-    the same merges on every machine. ``"first-seen"`` takes the pair seen
-    first in ``count_pairs``' order: the distinct chunks in the order they
-    first appeared, each read from left to right, on the current tokens.
+    ``"smallest"`` (the lab's) takes the smallest pair of tokens in code-point
+    (at the byte level byte) order, left tokens first; ``"greatest"`` the
+    greatest (CS336's course); ``"first-seen"`` (the tutorial's; minbpe's
+    with ``min_count=1``) the first in ``count_pairs``' order; ``"huggingface"`` and ``"rustbpe"``
+    the smallest pair of IDs, ``ids`` numbering the tokens as their libraries
+    do: the base tokens sorted (characters by code point, bytes by value, or
+    for ``"huggingface"`` by GPT-2's display character), then each merge.
 
     >>> counts = {("b", "c"): 2, ("a", "b"): 2, ("c", "a"): 1}
-    >>> best_pair(counts), best_pair(counts, ties="first-seen")
-    (('a', 'b'), ('b', 'c'))
+    >>> best_pair(counts), best_pair(counts, "greatest"), best_pair(counts, ties="first-seen")
+    (('a', 'b'), ('b', 'c'), ('b', 'c'))
     """
     check_choice(ties, TIE_RULES, "ties")
+    if ties == "first-seen":
+        return max(pair_counts, key=pair_counts.__getitem__)  # max keeps the first of equals
+    if ties == "greatest":
+        return max(pair_counts, key=lambda pair: (pair_counts[pair], pair))
     if ties == "smallest":
         return min(pair_counts, key=lambda pair: (-pair_counts[pair], pair))
-    return max(pair_counts, key=pair_counts.__getitem__)  # max keeps the first of equals
+    return min(pair_counts, key=lambda pair: (-pair_counts[pair], ids[pair[0]], ids[pair[1]]))
 
 
 def reference_train(chunk_counts: Mapping[Sequence[Token], int], max_merges: int, *, ties: str = "smallest",
+                    min_count: int = 2,
                     progress: Optional[Callable[[int, int], None]] = None) -> list[tuple[Pair, int]]:
     """Learn up to ``max_merges`` merges the simple way: recount every pair after each merge.
 
     Returns ``(pair, count)`` for each merge, in the order learned. Training
-    stops early when no pair occurs at least twice, because merging a pair
-    seen once would only memorise the training text.
+    stops early when no pair occurs ``min_count`` times: by default twice,
+    because merging a pair seen once would only memorise the training text.
 
     >>> reference_train({tuple("aaabdaaabac"): 1}, 3)
     [(('a', 'a'), 4), (('a', 'b'), 2), (('aa', 'ab'), 2)]
 
-    (``a a`` occurs four times: twice in each ``aaa``, overlapping.)
+    (``a a`` occurs four times: twice in each ``aaa``, overlapping.) Where
+    the rules differ, with every pair tied (byte level, the chunks "aa" and
+    " bz", twice each): the space is the smallest byte but has the greatest
+    display character, and `` b``, once merged, has a higher ID than ``a``.
+
+    >>> for ties in TIE_RULES:
+    ...     merges = reference_train({(b"a", b"a"): 2, (b" ", b"b", b"z"): 2}, 3, ties=ties)
+    ...     print(f"{ties:>11}", [(left + right).decode() for (left, right), _ in merges])
+       smallest [' b', ' bz', 'aa']
+     first-seen ['aa', ' b', ' bz']
+       greatest ['bz', 'aa', ' bz']
+    huggingface ['aa', 'bz', ' bz']
+        rustbpe [' b', 'aa', ' bz']
     """
     current = {tuple(tokens): count for tokens, count in chunk_counts.items()}
+    base = sorted(set(chain.from_iterable(current)), key=lambda token: id_order(token, ties))
+    ids = {token: number for number, token in enumerate(base)}  # merges are numbered as they are learned
     learned = []
     while len(learned) < max_merges:
         pair_counts = count_pairs(current)
         if not pair_counts:
             break
-        pair = best_pair(pair_counts, ties)
-        if pair_counts[pair] < 2:
+        pair = best_pair(pair_counts, ties, ids)
+        if pair_counts[pair] < min_count:
             break
         learned.append((pair, pair_counts[pair]))
+        ids.setdefault(pair[0] + pair[1], len(ids))
         current = {merge_pair(tokens, pair): count for tokens, count in current.items()}
         report_progress(progress, len(learned), max_merges)
     report_progress(progress, len(learned), max_merges, finished=True)
@@ -282,12 +305,10 @@ class Tokenizer:
                  add_prefix_space: bool = False, vocab: Optional[Sequence[Optional[str]]] = None, pipeline=None):
         """Build a tokenizer from its base tokens and merge list, checking both.
 
-        ``alphabet``: the sorted characters, or at the byte level None (the
-        256 bytes in byte order) or their 256 display characters in ID order.
-        ``special_tokens``: a list (IDs follow the merges, in order) or a dict
-        of text -> ID (IDs at or above the first free one; gaps allowed).
-        An imported model gives its IDs instead, ``vocab`` (every token by ID,
-        None in a gap), and a ``pipeline``: see ``bpelab.vocabulary``.
+        ``alphabet``: the sorted characters, or at the byte level None (the 256 bytes in byte order) or their 256
+        display characters in ID order. ``special_tokens``: a list (IDs follow the merges, in order) or a dict of text
+        -> ID (IDs at or above the first free one; gaps allowed). An imported model gives its IDs instead, ``vocab``
+        (every token by ID, None in a gap), and a ``pipeline``: see ``bpelab.vocabulary``.
         """
         check_flag(byte_level, "byte_level")
         check_prefix_space(add_prefix_space, byte_level)
@@ -320,9 +341,8 @@ class Tokenizer:
     def _prepare(self):
         """Derive the tables that encoding and decoding use from the attributes above.
 
-        ``_merged_id`` maps a pair of IDs to the ID of its merge (the fast
-        engine works on IDs), ``_decoded`` holds what each ID decodes to
-        (bytes at the byte level), and ``_cache`` each chunk's IDs once encoded.
+        ``_merged_id`` maps a pair of IDs to the ID of its merge (the fast engine works on IDs), ``_decoded``
+        holds what each ID decodes to (bytes at the byte level), and ``_cache`` each chunk's IDs once encoded.
         """
         if self.pipeline is not None:  # (its start IDs and blocks too, in place of the methods below)
             self._decoded, self._cut, self._specials, self._cache, self._start_ids, self._blocks = self._given.tables()
@@ -351,10 +371,8 @@ class Tokenizer:
         return {pair: rank for rank, pair in enumerate(self.merges)}
 
     def __repr__(self):
-        return (
-            f"Tokenizer(byte_level={self.byte_level!r}, pattern={self.pattern!r}, n_vocab={len(self)}, "
-            f"merges={len(self.merges)}, special_tokens={len(self.special_tokens)})"
-        )
+        return (f"Tokenizer(byte_level={self.byte_level!r}, pattern={self.pattern!r}, n_vocab={len(self)}, "
+                f"merges={len(self.merges)}, special_tokens={len(self.special_tokens)})")
 
     def __len__(self) -> int:
         return len(self.vocab)
@@ -368,92 +386,79 @@ class Tokenizer:
 
     @classmethod
     def train(cls, text: str, vocab_size: int, *, byte_level: bool = False, pattern: Optional[str] = None,
-              special_tokens: Sequence[str] = (), ties: str = "smallest", superbpe: Optional[int] = None,
-              add_prefix_space: bool = False, progress: Progress = None, on_merge: OnMerge = None) -> "Tokenizer":
+              special_tokens: Sequence[str] = (), ties: str = "smallest", min_count: int = 2,
+              superbpe: Optional[int] = None, add_prefix_space: bool = False, workers: int = 1,
+              progress: Progress = None, on_merge: OnMerge = None) -> "Tokenizer":
         """Learn merges from ``text`` until the vocabulary has ``vocab_size`` entries.
 
-        Training stops earlier when no pair occurs at least twice; ``history``
-        then shows every merge learned with its count.
+        Training stops earlier when no pair occurs ``min_count`` times (twice by default); ``history`` then
+        shows every merge learned with its count.
 
-        - ``byte_level=True`` starts from the 256 byte values instead of the
-          characters seen, so no text is ever unknown.
-        - ``pattern`` names the chunk pattern (``"lab"`` for characters and
-          ``"gpt2"`` for bytes unless given; see ``PATTERNS``).
-        - ``special_tokens`` get IDs after the merges (and count towards
-          ``vocab_size``); their text in the training data is left out.
-        - ``ties`` chooses between equally frequent pairs: ``"smallest"``
-          or ``"first-seen"`` (see ``best_pair``).
+        - ``byte_level=True`` starts from the 256 byte values instead of the characters seen: no text is unknown.
+        - ``pattern`` names the chunk pattern (``"lab"`` for characters, ``"gpt2"`` for bytes; see ``PATTERNS``).
+        - ``special_tokens`` get IDs after the merges (and count towards ``vocab_size``); their text in the
+          training data is left out.
+        - ``ties`` chooses between equally frequent pairs (see ``best_pair``; with ``min_count``, other
+          libraries' merges); ``workers`` processes count chunks.
         - ``superbpe=t``: SuperBPE (see ``reference_superbpe``), stage 1 with ``pattern`` (``"o200k"`` unless given).
         - ``add_prefix_space=True`` (byte level) puts a space before text that lacks one, as ``encode`` will.
-        - ``progress(merges_done, merge_target)`` is called about a hundred
-          times; ``on_merge(rank, entry)`` with each ``history`` entry as soon
-          as it is learned.
+        - ``progress(merges_done, merge_target)`` is called about a hundred times; ``on_merge(rank, entry)``
+          with each ``history`` entry as soon as it is learned.
         """
         check_text(text)
-        pattern = stage_one_pattern(superbpe, pattern, add_prefix_space)
-        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge,
-                                             add_prefix_space)
+        options = training_options(vocab_size, byte_level, pattern, special_tokens, ties, min_count, progress,
+                                   on_merge, superbpe, add_prefix_space, workers)
         if byte_level:
             text = replace_lone_surrogates(text)
         else:
             check_no_surrogate(text, "text", "; remove it, or train with byte_level=True, which reads it as U+FFFD")
-        counts = count_chunks(text_blocks(text), pattern, special_tokens=specials, add_prefix_space=add_prefix_space)
-        spans = span_counts(superbpe, text_blocks(text), specials)
-        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge, spans,
-                                    add_prefix_space)
+        counts, spans = counted_text(text, options, workers), span_counts(options, text_blocks(text))
+        return cls._train_on_counts(counts, spans, vocab_size, byte_level, options, progress, on_merge)
 
     @classmethod
     def train_from_files(cls, paths: Sequence[PathLike], vocab_size: int, *, byte_level: bool = False,
                          pattern: Optional[str] = None, special_tokens: Sequence[str] = (), ties: str = "smallest",
-                         superbpe: Optional[int] = None, add_prefix_space: bool = False, progress: Progress = None,
-                         on_merge: OnMerge = None, block_size: int = BLOCK_SIZE) -> "Tokenizer":
+                         min_count: int = 2, superbpe: Optional[int] = None, add_prefix_space: bool = False,
+                         workers: int = 1, progress: Progress = None, on_merge: OnMerge = None,
+                         block_size: int = BLOCK_SIZE) -> "Tokenizer":
         """Train on UTF-8 files as if they were one concatenated text, without holding it.
 
-        The files are read ``block_size`` bytes at a time and cut only where a
-        cut cannot change the chunks, so the result is exactly that of
-        ``train`` on the concatenated text ("first seen" included); memory
-        holds the chunk counts, not the text (SuperBPE reads the files twice).
-        The other options are those of ``train``.
+        The files are read ``block_size`` bytes at a time and cut only where a cut cannot change the chunks, so
+        the result is exactly that of ``train`` on the concatenated text ("first seen" included); memory holds
+        the chunk counts, not the text (SuperBPE reads the files twice). The other options are ``train``'s.
         """
         paths = check_paths(paths)
-        pattern = stage_one_pattern(superbpe, pattern, add_prefix_space)
-        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge,
-                                             add_prefix_space)
+        options = training_options(vocab_size, byte_level, pattern, special_tokens, ties, min_count, progress,
+                                   on_merge, superbpe, add_prefix_space, workers)
         check_positive_int(block_size, "block_size")
-        counts = count_chunks(read_blocks(paths, block_size), pattern, special_tokens=specials,
-                              add_prefix_space=add_prefix_space)
-        spans = span_counts(superbpe, read_blocks(paths, block_size), specials)
-        return cls._train_on_counts(counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge, spans,
-                                    add_prefix_space)
+        counts = counted_files(paths, options, workers, block_size)
+        spans = span_counts(options, read_blocks(paths, block_size))
+        return cls._train_on_counts(counts, spans, vocab_size, byte_level, options, progress, on_merge)
 
     @classmethod
     def train_from_counts(cls, chunk_counts: Mapping[str, int], vocab_size: int, *, byte_level: bool = False,
                           pattern: Optional[str] = None, special_tokens: Sequence[str] = (), ties: str = "smallest",
-                          superbpe: Optional[int] = None, add_prefix_space: bool = False, progress: Progress = None,
-                          on_merge: OnMerge = None, superbpe_counts: Optional[Mapping[str, int]] = None) -> "Tokenizer":
-        """Train on chunk counts made elsewhere (``count_chunks``, a process pool, a cluster job).
+                          min_count: int = 2, superbpe: Optional[int] = None, add_prefix_space: bool = False,
+                          progress: Progress = None, on_merge: OnMerge = None,
+                          superbpe_counts: Optional[Mapping[str, int]] = None) -> "Tokenizer":
+        """Train on chunk counts made elsewhere (``count_chunks``, a process pool, ``bpelab.cluster``).
 
-        ``chunk_counts`` maps each chunk string, exactly as ``chunks`` cuts it
-        with the same pattern, to a positive count; a special token's text
-        may be a key of its own (it is not trained on). "First seen" follows
-        the order of the keys. Counting chunks is the only step whose cost
-        grows with the corpus, so any engine can do it and hand the result
-        over (with ``add_prefix_space``, counted as ``count_chunks`` counts). SuperBPE also needs
-        ``superbpe_counts``, the same text cut by ``"superbpe"``.
+        ``chunk_counts`` maps each chunk string, exactly as ``chunks`` cuts it with the same pattern, to a
+        positive count; a special token's text may be a key of its own (it is not trained on). "First seen"
+        follows the order of the keys. Counting chunks is the only step whose cost grows with the corpus, so any
+        engine can do it and hand the result over (with ``add_prefix_space``, counted as ``count_chunks``
+        counts). SuperBPE also needs ``superbpe_counts``, the same text cut by ``"superbpe"``.
         """
-        pattern = stage_one_pattern(superbpe, pattern, add_prefix_space)
-        pattern, specials = training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge,
-                                             add_prefix_space)
-        check_chunk_counts(chunk_counts, pattern, specials)
-        spans = check_span_counts(superbpe, chunk_counts, superbpe_counts, specials)
-        return cls._train_on_counts(chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge,
-                                    spans, add_prefix_space)
+        options = training_options(vocab_size, byte_level, pattern, special_tokens, ties, min_count, progress,
+                                   on_merge, superbpe, add_prefix_space)
+        check_chunk_counts(chunk_counts, options.pattern, options.specials)
+        spans = check_span_counts(options, chunk_counts, superbpe_counts)
+        return cls._train_on_counts(chunk_counts, spans, vocab_size, byte_level, options, progress, on_merge)
 
     @classmethod
-    def _train_on_counts(cls, chunk_counts, vocab_size, byte_level, pattern, specials, ties, progress, on_merge, spans,
-                         add_prefix_space):
+    def _train_on_counts(cls, chunk_counts, spans, vocab_size, byte_level, options, progress, on_merge):
         """The step every trainer shares: chunk counts in, merges learned by the fast engine, tokenizer out."""
-        alphabet, sequences, merges_wanted = start_sequences(chunk_counts, vocab_size, byte_level, specials)
+        alphabet, sequences, merges_wanted = start_sequences(chunk_counts, vocab_size, byte_level, options.specials)
         display_form = bytes_to_display if byte_level else str
         history = []
 
@@ -463,12 +468,13 @@ class Tokenizer:
             if on_merge is not None:
                 on_merge(rank, history[-1])
 
-        learn, pattern = trainer(spans, pattern, vocab_size, byte_level, specials)  # SuperBPE's two stages, if spans
-        learn(sequences, merges_wanted, ties=ties, progress=progress, on_merge=learned)
+        learn, pattern = trainer(spans, options, vocab_size, byte_level)  # SuperBPE's two stages, if spans
+        learn(sequences, merges_wanted, ties=options.ties, min_count=options.min_count, progress=progress,
+              on_merge=learned)
         merges = [tuple(entry["pair"]) for entry in history]
-        tokenizer = cls(alphabet, merges, byte_level=byte_level, pattern=pattern, special_tokens=specials,
-                        add_prefix_space=add_prefix_space)
-        tokenizer.history, tokenizer.ties = history, ties
+        tokenizer = cls(alphabet, merges, byte_level=byte_level, pattern=pattern, special_tokens=options.specials,
+                        add_prefix_space=options.add_prefix_space)
+        tokenizer.history, tokenizer.ties = history, options.ties
         return tokenizer
 
     # -- encoding ----------------------------------------------------------
@@ -482,14 +488,12 @@ class Tokenizer:
 
         (``d`` is not in the alphabet: at the character level it is ID 0.)
 
-        Special tokens follow tiktoken's rules: by default, a special token's
-        text in the input is an error; ``allowed_special`` (a set of them, or
-        ``"all"``) encodes those as their IDs; ``disallowed_special=()`` lets
-        the rest through as ordinary text; with a ``pipeline`` (imported from
-        Hugging Face), by default every added token's text is its ID, as
-        there. At the byte level, lone surrogates (which have no UTF-8 form)
-        are encoded as U+FFFD, as tiktoken does. ``dropout=p`` with a ``seed``
-        leaves merges out at random (BPE-dropout, see ``reference_encode``).
+        Special tokens follow tiktoken's rules: by default, a special token's text in the input is an error;
+        ``allowed_special`` (a set of them, or ``"all"``) encodes those as their IDs; ``disallowed_special=()`` lets
+        the rest through as ordinary text; with a ``pipeline`` (imported from Hugging Face), by default every added
+        token's text is its ID, as there. At the byte level, lone surrogates (which have no UTF-8 form) are encoded as
+        U+FFFD, as tiktoken does. ``dropout=p`` with a ``seed`` leaves merges out at random (BPE-dropout, see
+        ``reference_encode``).
         """
         check_text(text)
         dropout = check_dropout(dropout, seed, self.pipeline is not None)  # a bpelab.dropout.Dropout, or None
@@ -608,9 +612,8 @@ class Tokenizer:
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The exact bytes that token IDs stand for (special tokens as their UTF-8 text)."""
-        if self.byte_level:
-            return b"".join(decoded_values(ids, self._decoded))
-        return "".join(decoded_values(ids, self._decoded)).encode("utf-8")
+        values = decoded_values(ids, self._decoded)
+        return b"".join(values) if self.byte_level else "".join(values).encode("utf-8")
 
     def token_to_id(self, token: str) -> int:
         """The ID of an ordinary token (``tok.special_tokens`` holds the special ones' IDs)."""
@@ -658,10 +661,7 @@ class Tokenizer:
 
     @classmethod
     def load(cls, path: PathLike) -> "Tokenizer":
-        """Read a tokenizer file; a malformed one is a ``ValueError`` naming the file.
-
-        (A file that cannot be opened at all is the usual ``OSError``.)
-        """
+        """Read a tokenizer file; a malformed one is a ``ValueError`` naming the file (one not opened, ``OSError``)."""
         data = read_json(path)
         try:
             return cls.from_json(data)

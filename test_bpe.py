@@ -416,11 +416,12 @@ class FastEqualsReferenceTests(unittest.TestCase):
         for trial in range(320):
             text = random_corpus(rng)
             vocab_size = len(set(text)) + 1 + rng.randint(0, 80)
-            ties = bpe.TIE_RULES[trial % 2]
-            with self.subTest(trial=trial, ties=ties):
-                fast = Tokenizer.train(text, vocab_size, ties=ties)
+            ties, min_count = bpe.TIE_RULES[trial % len(bpe.TIE_RULES)], 1 + trial % 3
+            with self.subTest(trial=trial, ties=ties, min_count=min_count):
+                fast = Tokenizer.train(text, vocab_size, ties=ties, min_count=min_count)
                 chunk_counts = Counter(tuple(chunk) for chunk in chunks(text))
-                expected = reference_train(chunk_counts, vocab_size - len(set(text)) - 1, ties=ties)
+                expected = reference_train(chunk_counts, vocab_size - len(set(text)) - 1, ties=ties,
+                                           min_count=min_count)
                 self.assertEqual([(tuple(e["pair"]), e["count"]) for e in fast.history], expected)
                 self.assertEqual(fast.merges, [pair for pair, _ in expected])
                 self.assertEqual(fast.ties, ties)
@@ -714,12 +715,12 @@ class ByteLevelTests(unittest.TestCase):
         rng = random.Random(8)
         for trial in range(60):
             text = random_corpus(rng, 80) + rng.choice(list(SCRIPTS.values()))
-            ties = bpe.TIE_RULES[trial % 2]
-            fast = Tokenizer.train(text, 256 + 40, byte_level=True, ties=ties)
+            ties, min_count = bpe.TIE_RULES[trial % len(bpe.TIE_RULES)], 1 + trial % 2
+            fast = Tokenizer.train(text, 256 + 40, byte_level=True, ties=ties, min_count=min_count)
             sequences = Counter(tuple(bpe.SINGLE_BYTES[b] for b in chunk.encode()) for chunk in chunks(text, "gpt2"))
             expected = [
                 ((bpe.bytes_to_display(left), bpe.bytes_to_display(right)), count)
-                for (left, right), count in reference_train(sequences, 40, ties=ties)
+                for (left, right), count in reference_train(sequences, 40, ties=ties, min_count=min_count)
             ]
             self.assertEqual([(tuple(entry["pair"]), entry["count"]) for entry in fast.history], expected)
 

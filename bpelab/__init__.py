@@ -7,15 +7,18 @@ command line at the top, which uses its public API. Read from the bottom up,
 each module uses only those below it (``tests/test_layout.py`` holds the code
 to this map):
 
-    cli                   the command line (``python3 bpe.py --help``)
+    cli                   the command line (``python3 bpe.py --help``): what each command does
+    arguments             what each command takes: its arguments, options and help
     widget, view          the training page; the page that looks inside vocabularies (``bpe view``)
     compare               tokenizers side by side, and what each language costs (``bpe.compare``)
     terminal, display     the command line's input and output; tokens drawn for a person
     official              the official vocabularies by name (``Tokenizer.load_named``)
+    cluster               chunks counted and token files written on Dask (optional, never imports it)
     tiktoken_files        tiktoken's ``.tiktoken`` files, in and out
     huggingface           Hugging Face's ``tokenizer.json``, in and out
     hf_pipeline           its pipeline JSON in the lab's words, and back
     token_files           a corpus encoded into a flat file of IDs, in worker processes
+    counting              chunks counted for training, in worker processes
     formats               the lab's tokenizer files (formats 1, 2 and 3)
     format3               format 3: given vocabularies, ranked merges, pipelines
     vocabulary            an imported model's given IDs and ranked merges, encoded as Hugging Face does
@@ -24,6 +27,7 @@ to this map):
     superbpe, dropout     SuperBPE's training, BPE-dropout's encoder (``reference_superbpe``, ``reference_encode``)
     training              chunk counts and the options every trainer shares
     ranked                Hugging Face's merge rule, one occurrence at a time (its definition and engine)
+    workers               the worker processes encoding and counting share, in order
     engine                the fast trainer and encoder (equal to ``reference_train`` and ``reference_encode``)
     specials              special tokens: their IDs and where they are in text
     blocks                long text and files read a block at a time

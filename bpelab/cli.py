@@ -1,9 +1,9 @@
 """The command line of the BPE lab: ``python3 bpe.py COMMAND``, ``python3 -m bpe COMMAND`` or ``bpe COMMAND``.
 
 It puts ``bpe``'s API in a shell: train, encode, decode, show, explain,
-inspect, convert, prepare, count and widget, each built on the public API of
-``bpe`` (this module and the widget are the only ones in the package that
-import it). ``bpelab.terminal`` handles the input and output: UTF-8 in and
+inspect, convert, prepare, count, compare, view and widget, each built on the
+public API of ``bpe`` (this is the one module of the package that imports
+it); ``bpelab.arguments`` says what each command takes. ``bpelab.terminal`` handles the input and output: UTF-8 in and
 out whatever the locale, bad input as one line on stderr (``bpe: ...``)
 with exit status 1, a usage error as one line with status 2, and a reader
 that stops early (``| head``) as status 141 with the work still done.
@@ -18,18 +18,21 @@ import os
 import sys
 from concurrent.futures import BrokenExecutor
 
-from bpe import (PATTERNS, TIE_RULES, UNK, SpecialTokenInText, Tokenizer, count_chunks, encode_chunk, read_file_bytes,
+from bpe import (UNK, SpecialTokenInText, Tokenizer, count_chunks, encode_chunk, read_file_bytes,
                  reference_encode, write_text_atomic)
 from bpelab import compare as comparison
+from bpelab.arguments import build_parser
 from bpelab import official, view
 from bpelab import widget as widget_page
+from bpelab.counting import count_in_workers
 from bpelab.display import (emitted_whole, first_merge_of, format_table, id_text, made_from, merges_one_at_a_time,
                             render_colour, render_plain, token_spans, token_text, visible)
 from bpelab.ranked import reference_encode_leftmost
 from bpelab.messages import named, shown
 from bpelab.patterns import DEFAULT_PATTERN
-from bpelab.superbpe import STAGE_ONE_PATTERN, SUPERBPE
-from bpelab.terminal import (BROKEN_PIPE_STATUS, MAX_ID_DIGITS, OUT, PROGRAM, CommandError, UsageError,
+from bpelab.superbpe import SUPERBPE
+from bpelab.training import STAGE_ONE_PATTERN, SUPERBPE_TIES
+from bpelab.terminal import (BROKEN_PIPE_STATUS, OUT, PROGRAM, CommandError, UsageError,
                              argument_text, bytes_progress, check_output, describe, input_blocks, is_standard_input, on_terminal,
                              parse_ids, read_stdin, read_text, reading_progress, terminal_line)
 
@@ -97,7 +100,8 @@ def training_summary(tokenizer, args, counts):
     if len(tokenizer) >= args.vocab_size:
         stopped = f"reached the requested {args.vocab_size:,} entries"
     else:
-        stopped = f"stopped short of {args.vocab_size:,}: no pair occurs twice"
+        left = {1: "is left", 2: "occurs twice"}.get(args.min_count, f"occurs {args.min_count:,} times")
+        stopped = f"stopped short of {args.vocab_size:,}: no pair {left}"
     kind = "bytes" if tokenizer.byte_level else "characters"
     ratio = f"{characters / tokens:.3f}" if tokens else "-"
     return (
@@ -113,17 +117,23 @@ def command_train(args):
         raise UsageError("'-' (standard input) cannot be combined with files")
     check_output(args.output, args.files)
     pattern = args.pattern or (STAGE_ONE_PATTERN if args.superbpe is not None else DEFAULT_PATTERN[args.bytes])
-    if args.superbpe is not None and args.add_prefix_space:
-        raise UsageError("--superbpe trains without a prefix space: leave out --add-prefix-space")
+    for clash, advice in [(args.superbpe is not None and args.add_prefix_space, "--superbpe trains without a prefix "
+                           "space: leave out --add-prefix-space"),
+                          (args.superbpe is not None and args.ties not in SUPERBPE_TIES,
+                           f"--superbpe trains with --ties {', '.join(SUPERBPE_TIES)}, not {args.ties}"),
+                          (args.add_prefix_space and args.workers > 1, "--add-prefix-space counts in one process: "
+                           "leave out --workers")]:
+        if clash:
+            raise UsageError(advice)
     Tokenizer(None if args.bytes else [], [], byte_level=args.bytes, special_tokens=args.special,
               add_prefix_space=args.add_prefix_space)  # checks them as training will
     blocks, total = input_blocks(args.files)
     again = None
     if args.superbpe is not None and args.files == ["-"]:  # SuperBPE counts the text twice: standard input is held
         blocks, again = itertools.tee(blocks)
-    counts = count_input(blocks, total, pattern, args.special, "counting chunks:", args.add_prefix_space)
+    counts = count_input(blocks, total, pattern, args.special, "counting chunks:", args.add_prefix_space, args.workers)
     options = {"byte_level": args.bytes, "special_tokens": args.special, "pattern": pattern, "ties": args.ties,
-               "add_prefix_space": args.add_prefix_space}
+               "min_count": args.min_count, "add_prefix_space": args.add_prefix_space}
     if args.superbpe is not None:  # (files are read again)
         spans = count_input(again or input_blocks(args.files)[0], total, SUPERBPE, args.special,
                             "counting SuperBPE's stage-2 chunks:")
@@ -142,12 +152,14 @@ def command_train(args):
     OUT.write(training_summary(tokenizer, args, counts if args.superbpe is None else spans))
 
 
-def count_input(blocks, total, pattern, special_tokens, what, add_prefix_space=False):
+def count_input(blocks, total, pattern, special_tokens, what, add_prefix_space=False, workers=1):
     """The chunk counts of the input's blocks (``total`` bytes, if known), with a progress line where someone sees it."""
     with terminal_line() as line:
         if line.stream is not None:
             blocks = reading_progress(blocks, total, bytes_progress(line, what))
-        return count_chunks(blocks, pattern, special_tokens=special_tokens, add_prefix_space=add_prefix_space)
+        if add_prefix_space:  # (in one process: command_train refuses --workers with it)
+            return count_chunks(blocks, pattern, special_tokens=special_tokens, add_prefix_space=True)
+        return count_in_workers(blocks, pattern, special_tokens=special_tokens, workers=workers, size=total or 0)
 
 
 def encode_text(tokenizer, text, allow_special, refusal="add --allow-special to encode it as its ID", note=True,
@@ -377,14 +389,6 @@ def command_inspect(args):
     OUT.write(format_table(rows, numbers=2))
 
 
-def special_assignment(text):
-    """An argparse type: ``TEXT=ID`` for ``--special`` when converting."""
-    token, sign, number = text.rpartition("=")
-    if not sign or not token or not number.isascii() or not number.isdigit() or len(number) > MAX_ID_DIGITS:
-        raise argparse.ArgumentTypeError(f"expected TEXT=ID (e.g. '<|endoftext|>=100257'), not {shown(text)}")
-    return token, int(number)
-
-
 def command_convert(args):
     """Import a tiktoken ranks file or a Hugging Face tokenizer.json and save it in our format."""
     check_output(args.output, [args.source])
@@ -449,10 +453,6 @@ def command_widget(args):
     OUT.write(f"{args.output}: open it in a browser (for example file://{os.path.abspath(args.output)})\n")
 
 
-TOKENIZER_HELP = ("a tokenizer file (the lab's, a Hugging Face tokenizer.json or an official .tiktoken) or an "
-                  "official vocabulary's name: gpt2, cl100k (GPT-4) or o200k (GPT-4o); an existing file wins")
-
-
 def command_view(args):
     """Serve the page that shows the tokenizers side by side, on 127.0.0.1, until Ctrl-C."""
     text = argument_text(args.text, "--text")
@@ -468,145 +468,16 @@ def command_view(args):
     print(f"{PROGRAM}: stopped", file=sys.stderr)
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line, like every other error."""
-
-    def error(self, message):
-        self.exit(2, f"{PROGRAM}: {message} (see {self.prog} --help)\n")
-
-
-def whole_number(text, least=0):
-    """An argparse type: a whole number of at least ``least``."""
-    if not text.isascii() or not text.isdigit() or len(text) > MAX_ID_DIGITS or int(text) < least:
-        raise argparse.ArgumentTypeError(f"expected a {'positive ' if least else ''}whole number, not {text!r}")
-    return int(text)
-
-
-def positive_int(text):
-    """An argparse type: a whole number of at least 1."""
-    return whole_number(text, least=1)
-
-
-def probability(text):
-    """An argparse type: a number from 0 to 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = None
-    if value is None or not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, not {text!r}")
-    return value
-
-
-def build_parser():
-    """The argument parser: one subcommand per job, each with its own --help."""
-    parser = Parser(
-        prog=PROGRAM,
-        description="Train, use and look inside a BPE tokenizer. Run as bpe, python3 bpe.py or python3 -m bpe.",
-        epilog="Text is UTF-8 in and out. Exit status: 0 done, 1 bad input, 2 bad usage, 141 output closed early.",
-    )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
-    tokenizer = Parser(add_help=False)
-    tokenizer.add_argument("-t", "--tokenizer", required=True, metavar="TOK",
-                           help=TOKENIZER_HELP)
-    text = Parser(add_help=False)
-    text.add_argument("text", nargs="?", default="-", metavar="TEXT",
-                      help="the text itself (not a file name); - or nothing reads standard input")
-    text.add_argument("--file", metavar="PATH", help="read the text from this UTF-8 file instead")
-    special = Parser(add_help=False)
-    special.add_argument("--allow-special", action="store_true",
-                         help="encode the text of special tokens as their IDs (otherwise it is an error)")
-    patterns = ", ".join(PATTERNS)
-
-    def add(name, run, summary, parents=()):
-        sub = commands.add_parser(name, help=summary, description=summary, parents=list(parents))
-        sub.set_defaults(run=run)
-        return sub
-
-    train = add("train", command_train, "learn merges from text files and save the tokenizer")
-    train.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files; - reads standard input")
-    train.add_argument("--vocab-size", type=positive_int, required=True, metavar="N",
-                       help="entries to aim for, special tokens included")
-    train.add_argument("-o", "--output", required=True, metavar="OUT.json", help="where to save the tokenizer")
-    train.add_argument("--bytes", action="store_true", help="start from UTF-8 bytes instead of characters")
-    train.add_argument("--special", action="append", default=[], metavar="TOKEN",
-                       help="a special token (no whitespace): its own ID, its text left out of training; repeatable")
-    train.add_argument("--pattern", choices=PATTERNS, metavar="NAME",
-                       help=f"how text is cut into chunks before merging: {patterns} (default: lab for characters, "
-                            "gpt2 for bytes); lab knows only ASCII letters and digits, so use gpt2, cl100k or o200k "
-                            "for other scripts")
-    train.add_argument("--add-prefix-space", action="store_true",
-                       help="with --bytes: put a space before the text (and after each special token) unless one is "
-                            "there, so the first word is cut as every other word is")
-    train.add_argument("--ties", choices=TIE_RULES, default="smallest",
-                       help="which of equally frequent pairs to merge: the smallest (default) or the first seen")
-    train.add_argument("--superbpe", type=whole_number, metavar="T",
-                       help="SuperBPE: learn T merges within the --pattern's chunks (default o200k), then go on across "
-                            "words with the superbpe pattern, which the tokenizer encodes with")
-    train.add_argument("--verbose", action="store_true", help="also print every merge learned, as a table")
-    encode = add("encode", command_encode, "print the token IDs of a text", [tokenizer, text, special])
-    encode.add_argument("--json", action="store_true", help="print a JSON list instead of space-separated IDs")
-    decode = add("decode", command_decode, "write the text that token IDs stand for, adding nothing", [tokenizer])
-    decode.add_argument("ids", nargs="*", metavar="IDS",
-                        help="token IDs, or a JSON list; - or nothing reads them from standard input")
-    show = add("show", command_show, "print a text with its token boundaries visible", [tokenizer, text, special])
-    show.add_argument("--dropout", type=probability, default=0.0, metavar="P",
-                      help="BPE-dropout: leave each merge out with chance P at every step (as subword-nmt does)")
-    show.add_argument("--seed", type=whole_number, metavar="N", help="the random seed --dropout needs")
-    add("explain", command_explain, "replay the merges on a text, step by step", [tokenizer, text])
-    inspect = add("inspect", command_inspect, "describe the pipeline, then list the merged tokens by ID and the special "
-                  "ones", [tokenizer])
-    inspect.add_argument("--top", type=positive_int, metavar="N", help="only the N merged tokens with the highest IDs")
-    convert = add("convert", command_convert,
-                  "import a tiktoken ranks file (.tiktoken or .gz) or a Hugging Face tokenizer.json (byte-level BPE)")
-    convert.add_argument("source", metavar="SRC", help="the file to import")
-    convert.add_argument("-o", "--output", required=True, metavar="OUT.json", help="where to save the tokenizer")
-    convert.add_argument("--pattern", choices=PATTERNS, metavar="NAME",
-                         help=f"the chunk pattern of a .tiktoken file ({patterns}): cl100k or o200k")
-    convert.add_argument("--special", action="append", default=[], type=special_assignment, metavar="TEXT=ID",
-                         help="a special token of a .tiktoken file and its ID; repeatable")
-    prepare = add("prepare", command_prepare,
-                  "encode UTF-8 files into one flat file of token IDs (uint16 or uint32) for training a model",
-                  [tokenizer, special])
-    prepare.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files, encoded one after another")
-    prepare.add_argument("-o", "--output", required=True, metavar="OUT.bin",
-                         help="the token file; OUT.bin.json describes it")
-    prepare.add_argument("--workers", type=positive_int, default=1, metavar="N", help="processes to encode with")
-    prepare.add_argument("--separator", metavar="TOKEN", help="a special token to put after each file")
-    count = add("count", command_count, "print how many tokens each file holds, and the total",
-                [tokenizer, special])
-    count.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files, read in blocks")
-    count.add_argument("--workers", type=positive_int, default=1, metavar="N", help="processes to encode with")
-    several = Parser(add_help=False)
-    several.add_argument("-t", "--tokenizer", action="append", required=True, metavar="TOK",
-                         help=TOKENIZER_HELP + "; repeatable, one per tokenizer")
-    compare = add("compare", command_compare, "encode texts with several tokenizers side by side, or what each of "
-                  "14 languages costs them", [several, special])
-    compare.add_argument("texts", nargs="*", metavar="TEXT",
-                         help="texts (not file names), each compared; - or nothing reads one from standard input")
-    compare.add_argument("--file", metavar="PATH", help="read the text from this UTF-8 file instead")
-    compare.add_argument("--languages", action="store_true",
-                         help="encode the lab's parallel sentences: tokens per sentence, ×parity with English, "
-                              "bytes per token, for each language and tokenizer")
-    compare.add_argument("-o", "--output", metavar="COSTS.svg", help="with --languages: also draw them as an SVG chart")
-    compare.add_argument("--json", action="store_true", help="print the records as JSON (see docs/command-line.md)")
-    viewer = add("view", command_view, "serve a page on this computer showing texts' tokens in several tokenizers, "
-                 "and how each token was built", [several])
-    viewer.add_argument("--text", default=view.DEFAULT_TEXT, metavar="TEXT",
-                        help=f"the text the page starts with (default: {view.DEFAULT_TEXT!r})")
-    widget = add("widget", command_widget, "write a web page that steps through BPE training, for any browser")
-    widget.add_argument("-o", "--output", default="bpe-widget.html", metavar="PAGE.html",
-                        help="where to write the page (default bpe-widget.html)")
-    widget.add_argument("--text", default=widget_page.DEFAULT_TEXT, metavar="TEXT",
-                        help=f"the text to train on (default: {widget_page.DEFAULT_TEXT!r})")
-    widget.add_argument("--test", default=widget_page.DEFAULT_TEST, metavar="TEXT",
-                        help=f"the sentence split with the merges so far (default: {widget_page.DEFAULT_TEST!r})")
-    return parser
+COMMANDS = {"train": command_train, "encode": command_encode, "decode": command_decode, "show": command_show,
+            "explain": command_explain, "inspect": command_inspect, "convert": command_convert,
+            "prepare": command_prepare, "count": command_count, "compare": command_compare, "view": command_view,
+            "widget": command_widget}
+"""What each command runs (``bpelab.arguments`` says what each takes)."""
 
 
 def main(argv=None):
     """Run one command; return the exit status (0 done, 1 bad input, 2 bad usage, 141 reader gone)."""
-    args = build_parser().parse_args(argv)
+    args = build_parser(COMMANDS).parse_args(argv)
     try:
         args.run(args)
         OUT.finish()

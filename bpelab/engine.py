@@ -13,7 +13,9 @@ Performance notes, in one place:
   short string and merging a pair everywhere in it is ``str.replace``:
   Python's replace works left to right without overlaps, exactly the merge
   rule, and runs in C. Codes follow creation order: the base tokens first,
-  then one new code per merge.
+  sorted as the ID rules number them, then one new code per merge; so for
+  those rules the heap compares the coded pair itself, and byte-level
+  chunks given as ``bytes`` are coded by ``bytes.translate``.
 - Instead of recounting every pair after each merge, training keeps the
   count of every pair and the chunks it occurs in; a merge then touches only
   those chunks, and only the pairs next to each merged occurrence. A worked
@@ -24,6 +26,11 @@ Performance notes, in one place:
   always involve the new token), so its count only falls; and all of a new
   pair's occurrences appear during one merge, the one that makes its newer
   token, so each pair's list of chunks is filled once, in chunk order.
+- Where the time goes (10 MB of prose, byte level, to 8,192): about a
+  third of it in indexing the pairs and coding the chunks, two thirds in
+  ``merge_everywhere``, nearly all of that the two neighbours of each
+  merged occurrence; the heap is a few per cent. Python's cycle collector
+  is off meanwhile: it found nothing, and took a tenth of the time.
 - Encoding a chunk takes time that grows like n log n in its length, which
   matters for chunks of a million characters (a long run without spaces);
   short chunks, the usual case, take a plain loop that is quicker for them.
@@ -31,12 +38,17 @@ Performance notes, in one place:
   and keeps its IDs (``ChunkCache``), bounded by ``CACHE_LIMIT``.
 """
 
+import contextlib
+import gc
 import heapq
+import operator
 import sys
+from collections import defaultdict
 from itertools import repeat
 from typing import Callable, Mapping, Optional, Sequence, Union
 
-from bpelab.checks import check_choice
+from bpelab.byte_level import BYTE_TO_CHAR, SINGLE_BYTES
+from bpelab.checks import check_choice, check_positive_int
 
 Token = Union[str, bytes]
 """A token: a string of characters, or (inside training at the byte level) a string of bytes."""
@@ -44,9 +56,8 @@ Token = Union[str, bytes]
 Pair = tuple
 """Two adjacent tokens, (left, right)."""
 
-TIE_RULES = ("smallest", "first-seen")
+TIE_RULES = ("smallest", "first-seen", "greatest", "huggingface", "rustbpe")
 """How ``bpe.best_pair`` chooses among equally frequent pairs (see there), and so how training breaks ties."""
-
 
 def report_progress(progress, done, target, finished=False):
     """Call ``progress(done, target)`` at every hundredth of the target, and once at the end.
@@ -63,24 +74,62 @@ def report_progress(progress, done, target, finished=False):
         progress(done, target)
 
 
-def train_merges(chunk_counts: Mapping[Sequence[Token], int], max_merges: int, *, ties: str = "smallest",
-                 progress: Optional[Callable[[int, int], None]] = None,
+def id_order(token: Token, ties: str):
+    """What the ID rules sort base tokens by: the token itself, or for ``"huggingface"`` its display form.
+
+    Hugging Face's trainer sees byte-level text as GPT-2's display
+    characters and sorts its alphabet by them (``Ġ``, the space, comes after
+    the letters); characters are their own display form.
+    (``bpe.reference_train`` numbers base tokens in this order, and
+    ``_code_chunks`` codes them in it.)
+    """
+    if ties == "huggingface" and isinstance(token, bytes):
+        return "".join(BYTE_TO_CHAR[byte] for byte in token)
+    return token
+
+
+@contextlib.contextmanager
+def _without_the_cycle_collector():
+    """Switch Python's cycle collector off for a while (and back on if it was on).
+
+    Training makes hundreds of thousands of lists and no reference cycles,
+    so the collector would only walk them again and again: a tenth of the
+    merge loop's time.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@_without_the_cycle_collector()
+def train_merges(chunk_counts: Mapping[Union[Sequence[Token], bytes], int], max_merges: int, *,
+                 ties: str = "smallest", min_count: int = 2, progress: Optional[Callable[[int, int], None]] = None,
                  on_merge: Optional[Callable[[int, Pair, int], None]] = None) -> list[tuple[Pair, int]]:
     """Learn exactly what ``bpe.reference_train`` learns, updating counts incrementally.
 
-    The most frequent pair comes from a heap ordered by (-count, tie key):
-    the pair itself for ``ties="smallest"``, where it first occurs (chunk
-    number, then offset) for ``"first-seen"``. A pair's key only grows (its
-    count falls, its first occurrence moves later), so an entry whose key
-    has grown is pushed back with its current key when it surfaces (lazy
-    invalidation). ``on_merge(rank, pair, count)``, if given, hears of each
-    merge as soon as it is learned, so a long run can be watched.
+    A key of ``chunk_counts`` is a sequence of tokens, or ``bytes``, which
+    stands for its single bytes (``b"ab"`` for ``(b"a", b"b")``; quicker to
+    code). The most frequent pair comes from a heap ordered by (-count, tie
+    key). Codes are handed out in the order the ID rules number tokens, so
+    for them the key is the pair of codes itself; ``"smallest"`` and
+    ``"greatest"`` compare the tokens the codes stand for; ``"first-seen"``
+    where the pair first occurs (chunk number, then offset). A pair's key
+    only grows (its count falls, its first occurrence moves later), so an
+    entry whose key has grown is pushed back with its current key when it
+    surfaces (lazy invalidation). ``on_merge(rank, pair, count)``, if given,
+    hears of each merge as soon as it is learned, so a long run can be
+    watched.
     """
     check_choice(ties, TIE_RULES, "ties")
-    tokens, coded, weights = _code_chunks(chunk_counts)
-    pair_counts, pair_chunks, first_seen = index_pairs(coded, weights)
-    order = _SmallestPair(tokens) if ties == "smallest" else _FirstOccurrence(tokens, coded, pair_chunks)
-    heap = [(-count, order.key_at(pair, first_seen[pair]), pair) for pair, count in pair_counts.items()]
+    check_positive_int(min_count, "min_count")
+    tokens, coded, weights = _code_chunks(chunk_counts, ties)
+    pair_counts, pair_chunks = index_pairs(coded, weights)
+    order = _ORDERS[ties](tokens, coded, pair_chunks)
+    heap = [(-count, order.key_of(pair), pair) for pair, count in pair_counts.items()]
     heapq.heapify(heap)
     learned = []
     while len(learned) < max_merges and heap:
@@ -94,7 +143,7 @@ def train_merges(chunk_counts: Mapping[Sequence[Token], int], max_merges: int, *
         if current != key:  # its first occurrence was used up
             heapq.heappush(heap, (negative_count, current, pair))
             continue
-        if count < 2:
+        if count < min_count:
             break
         if len(tokens) > sys.maxunicode:
             raise ValueError(f"cannot learn more than {len(learned)} merges: every token needs its own code point")
@@ -104,37 +153,63 @@ def train_merges(chunk_counts: Mapping[Sequence[Token], int], max_merges: int, *
             on_merge(len(learned) - 1, token_pair, count)
         new = chr(len(tokens))
         tokens.append(token_pair[0] + token_pair[1])
-        created, first = merge_everywhere(pair, new, coded, weights, pair_counts, pair_chunks)
+        created = merge_everywhere(pair, new, coded, weights, pair_counts, pair_chunks)
         del pair_counts[pair]
         pair_counts.update(created)
         for gained, gained_count in created.items():
-            heapq.heappush(heap, (-gained_count, order.key_at(gained, first[gained]), gained))
+            heapq.heappush(heap, (-gained_count, order.key_of(gained), gained))
         report_progress(progress, len(learned), max_merges)
     report_progress(progress, len(learned), max_merges, finished=True)
     return learned
 
 
-class _SmallestPair:
-    """The ``"smallest"`` tie key of a pair of codes: the pair of tokens it stands for, which never changes."""
+class _Codes:
+    """The ID rules' tie key: the pair of codes itself, since codes are handed out in the rule's ID order."""
 
-    def __init__(self, tokens):
-        self.tokens = tokens
+    def __init__(self, tokens, coded, pair_chunks):
+        """Every order is made from the same three things; this one needs none of them."""
 
-    def key_at(self, pair, where):
-        return self.tokens[ord(pair[0])], self.tokens[ord(pair[1])]
+    def key_of(self, pair):
+        return pair
 
     def key_now(self, pair, key):
         return key
 
 
-class _FirstOccurrence:
+class _SmallestPair(_Codes):
+    """The ``"smallest"`` tie key of a pair of codes: the pair of tokens it stands for, which never changes."""
+
+    def __init__(self, tokens, coded, pair_chunks):
+        self.tokens = tokens
+
+    def key_of(self, pair):
+        return self.tokens[ord(pair[0])], self.tokens[ord(pair[1])]
+
+
+class _GreatestPair(_Codes):
+    """The ``"greatest"`` tie key: each token written so that the heap's smallest key is the greatest pair.
+
+    A token becomes its codes negated, then 1: at the first difference the
+    order is reversed, and a token that is the start of another (smaller as
+    a string) ends in 1, above every negated code, so it comes out larger.
+    """
+
+    def __init__(self, tokens, coded, pair_chunks):
+        self.tokens, self.reversed = tokens, []
+
+    def key_of(self, pair):
+        for token in self.tokens[len(self.reversed):]:
+            self.reversed.append((*(-code for code in (token if isinstance(token, bytes) else map(ord, token))), 1))
+        return self.reversed[ord(pair[0])], self.reversed[ord(pair[1])]
+
+
+class _FirstOccurrence(_Codes):
     """The ``"first-seen"`` tie key of a pair of codes: (chunk number, offset of its first occurrence).
 
     Offsets count base tokens (characters or bytes), which merging never
-    moves, so a key can only grow as occurrences disappear. Adding up token
-    lengths to find an offset takes time, so a pair enters the heap with a
-    cheap lower bound, its position among the chunk's tokens (no token is
-    shorter than one base token), and its exact key is worked out only when
+    moves, so a key can only grow as occurrences disappear. Finding an
+    offset takes time, so a pair enters the heap with a cheap lower bound,
+    (the first chunk listed, 0), and its exact key is worked out only when
     it reaches the top. A pair's chunks are listed in chunk order; ``start``
     remembers how many no longer hold it, so each list is walked once.
     """
@@ -143,9 +218,8 @@ class _FirstOccurrence:
         self.tokens, self.coded, self.pair_chunks = tokens, coded, pair_chunks
         self.start = {}
 
-    def key_at(self, pair, where):
-        """A lower bound of the key of an occurrence at ``where``: (chunk number, position in the coded chunk)."""
-        return where
+    def key_of(self, pair):
+        return self.pair_chunks[pair][0], 0
 
     def key_now(self, pair, key):
         """The exact key of ``pair`` where it first occurs now."""
@@ -159,46 +233,64 @@ class _FirstOccurrence:
         return listed[at], sum(len(self.tokens[ord(code)]) for code in before)
 
 
-def _code_chunks(chunk_counts):
-    """Code the chunks as strings, one character per base token.
+_ORDERS = {"smallest": _SmallestPair, "first-seen": _FirstOccurrence, "greatest": _GreatestPair,
+           "huggingface": _Codes, "rustbpe": _Codes}
+
+
+def _code_chunks(chunk_counts, ties):
+    """Code the chunks as strings, one character per base token, in the order the ID rules number them.
 
     Returns ``(tokens, coded, weights)``: ``tokens`` lists the base tokens by
     code, ``coded[i]`` is a coded chunk and ``weights[i]`` how often it occurs,
     in the order of ``chunk_counts``. Chunks of one token are left out: they
-    hold no pair.
+    hold no pair. ``bytes`` chunks are coded in C: a byte's code is its rank
+    among the 256 (``translate``), and Latin-1 makes each byte the character
+    with that number.
     """
-    tokens = sorted({token for chunk in chunk_counts for token in chunk})
-    code_of = {token: chr(code) for code, token in enumerate(tokens)}
+    if any(isinstance(chunk, bytes) for chunk in chunk_counts):
+        tokens = sorted(SINGLE_BYTES, key=lambda token: id_order(token, ties))
+        ranks = bytes(tokens.index(token) for token in SINGLE_BYTES)
+
+        def code(chunk):
+            return chunk.translate(ranks).decode("latin-1")
+    else:
+        tokens = sorted({token for chunk in chunk_counts for token in chunk}, key=lambda token: id_order(token, ties))
+        code_of = {token: chr(code) for code, token in enumerate(tokens)}
+
+        def code(chunk):
+            return "".join(map(code_of.__getitem__, chunk))
     coded, weights = [], []
     for chunk, count in chunk_counts.items():
         if len(chunk) > 1:
-            coded.append("".join([code_of[token] for token in chunk]))
+            coded.append(code(chunk))
             weights.append(count)
     return tokens, coded, weights
 
 
 def index_pairs(coded, weights):
-    """Count every adjacent pair of codes, list the chunks it occurs in, and note its first occurrence.
+    """Count every adjacent pair of codes and list the chunks it occurs in, each chunk once, in order.
 
-    A chunk is listed once per pair however often the pair occurs in it, so
-    that merging visits it once; the first occurrence is ``(chunk number,
-    offset)``, which is what ``ties="first-seen"`` compares.
+    The list is first made with one entry per occurrence: its weights add
+    up to the pair's count. Then each chunk is kept once, however often the
+    pair occurs in it, so that merging visits it once.
     """
-    pair_counts, pair_chunks, first_seen = {}, {}, {}
+    occurrences = defaultdict(list)
     for index, chunk in enumerate(coded):
-        weight = weights[index]
-        for start in range(len(chunk) - 1):
-            pair = chunk[start:start + 2]
-            listed = pair_chunks.get(pair)
-            if listed is None:
-                pair_counts[pair] = weight
-                pair_chunks[pair] = [index]
-                first_seen[pair] = (index, start)
-            else:
-                pair_counts[pair] += weight
-                if listed[-1] != index:
-                    listed.append(index)
-    return pair_counts, pair_chunks, first_seen
+        for pair in map(operator.add, chunk, chunk[1:]):
+            occurrences[pair].append(index)
+    return _counted_once_each(occurrences, weights, True)
+
+
+def _counted_once_each(occurrences, weights, repeated):
+    """Pair -> count (the weights of its occurrences), and pair -> its chunks, each once, in order.
+
+    ``repeated`` says whether a chunk may be listed twice; if not, the lists are kept as they are.
+    """
+    weight = weights.__getitem__
+    counts = {pair: sum(map(weight, listed)) for pair, listed in occurrences.items()}
+    if not repeated:
+        return counts, occurrences
+    return counts, {pair: list(dict.fromkeys(listed)) for pair, listed in occurrences.items()}
 
 
 def merge_everywhere(pair, new, coded, weights, pair_counts, pair_chunks):
@@ -206,47 +298,46 @@ def merge_everywhere(pair, new, coded, weights, pair_counts, pair_chunks):
 
     Only the neighbours of each merged occurrence change: with ``x a b y``
     becoming ``x N y``, the pairs ``x a`` and ``b y`` lose the chunk's weight
-    and ``x N`` and ``N y`` gain it. When two occurrences touch (``a b a b``
-    becoming ``N N``), the pair between them was ``b a`` and becomes ``N N``.
-    Returns the counts of the pairs that contain ``new`` (all of them new),
-    and where each first occurs: (chunk number, position in the coded chunk).
+    and ``x N`` and ``N y`` gain it. The merged chunk split at ``N`` gives
+    the text around the occurrences: the end of the text before one is its
+    left neighbour, the start of the text after it its right one, and an
+    empty stretch between two (``a b a b`` becoming ``N N``) means that
+    ``b a`` became ``N N``. Returns the counts of the pairs that contain
+    ``new`` (all of them new), and lists their chunks in ``pair_chunks``.
     """
     a, b = pair
-    between = b + a
-    created, first = {}, {}
-
-    def gain(gained, index, position):
-        if gained in created:
-            created[gained] += weight
-            listed = pair_chunks[gained]
-            if listed[-1] != index:
-                listed.append(index)
-        else:  # chunks are visited in order, and each from left to right
-            created[gained] = weight
-            pair_chunks[gained] = [index]
-            first[gained] = (index, position)
-
+    between, twice = b + a, new + new
+    gained = defaultdict(list)  # each new pair -> its chunks, once per occurrence, while the merge runs
+    repeated = False  # whether a chunk held the pair twice, so that a new pair may list it twice
     for index in pair_chunks.pop(pair):
         chunk = coded[index]
         if pair not in chunk:
             continue  # earlier merges used this pair up here
         weight = weights[index]
-        chunk = chunk.replace(pair, new)
-        coded[index] = chunk
-        last = len(chunk) - 1
-        position = chunk.find(new)
-        while position >= 0:
-            if position > 0:
-                before = chunk[position - 1]
-                pair_counts[between if before == new else before + a] -= weight
-                gain(before + new, index, position - 1)
-            if position < last:
-                after = chunk[position + 1]
-                if after != new:
-                    pair_counts[b + after] -= weight
-                    gain(new + after, index, position)
-            position = chunk.find(new, position + 1)
-    return created, first
+        coded[index] = chunk.replace(pair, new)
+        pieces = coded[index].split(new)
+        if pieces[0]:
+            before = pieces[0][-1]
+            pair_counts[before + a] -= weight
+            gained[before + new].append(index)
+        for piece in pieces[1:-1]:  # the text between two occurrences
+            repeated = True
+            if piece:
+                after, before = piece[0], piece[-1]
+                pair_counts[b + after] -= weight
+                gained[new + after].append(index)
+                pair_counts[before + a] -= weight
+                gained[before + new].append(index)
+            else:
+                pair_counts[between] -= weight
+                gained[twice].append(index)
+        if pieces[-1]:
+            after = pieces[-1][0]
+            pair_counts[b + after] -= weight
+            gained[new + after].append(index)
+    counts, chunks = _counted_once_each(gained, weights, repeated)
+    pair_chunks.update(chunks)
+    return counts
 
 
 def encode_chunk(ids: Sequence[int], merged_id: Mapping[tuple[int, int], int]) -> list[int]:

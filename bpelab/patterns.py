@@ -21,7 +21,7 @@ and splits "café" as "caf" + "é"; the other patterns know every script.
 
 import functools
 import re
-from typing import Callable
+from typing import Callable, Iterator
 
 from bpelab import unicode_ranges
 from bpelab.messages import shown
@@ -258,6 +258,19 @@ def last_safe_cut(text: str, pattern: str = "lab") -> int:
         if start == 0:
             return -1
         window *= 16
+
+
+def safe_cuts(text: str, pattern: str = "lab") -> Iterator[int]:
+    """Every position in ``text`` where it may be cut without changing its chunks, in order.
+
+    >>> list(safe_cuts("ab cd  ef"))
+    [2, 5]
+
+    (The same rule as ``last_safe_cut``, read forwards.)
+    """
+    check_pattern(pattern)
+    before, after = SAFE_CUTS[pattern]
+    return (match.end() for match in template_regex(f"{before}(?={after})").finditer(text))
 
 
 # Chunking fast. ``chunker(pattern)`` equals ``bpe.chunks`` (without the check

@@ -27,48 +27,30 @@ import functools
 from collections import Counter
 
 from bpelab.engine import encode_chunk, train_merges
-from bpelab.messages import shown
 from bpelab.training import check_chunk_counts, count_chunks, start_sequences
 
 SUPERBPE = "superbpe"
 """The name of stage 2's chunk pattern (in ``patterns.PATTERNS``), which a SuperBPE tokenizer encodes with."""
 
 
-STAGE_ONE_PATTERN = "o200k"
-"""Stage 1's pattern unless another is given: GPT-4o's, as the paper's repository uses one like it."""
+def span_counts(options, blocks):
+    """``(superbpe, stage 2's chunk counts)`` of a text given as blocks; None without SuperBPE (the blocks unread).
 
-
-def stage_one_pattern(superbpe, pattern, add_prefix_space=False):
-    """Refuse a ``superbpe`` that is neither None nor a count of merges; return the pattern training counts with.
-
-    That is ``pattern``, or for SuperBPE when none is given ``"o200k"``
-    (None otherwise: the level's usual default). SuperBPE with a prefix
-    space is refused: the paper's tokenizers have none, and its stage-2
-    spans would need a rule of their own for it.
+    ``options`` are the run's ``training.TrainingOptions``.
     """
-    if superbpe is not None and (isinstance(superbpe, bool) or not isinstance(superbpe, int) or superbpe < 0):
-        raise TypeError(f"superbpe must be None or the number of merges of stage 1 (an int, 0 or more), "
-                        f"not {shown(superbpe)}")
-    if superbpe is not None and add_prefix_space is True:
-        raise ValueError("superbpe=t does not take add_prefix_space=True: SuperBPE trains without a prefix space; "
-                         "leave add_prefix_space out")
-    return STAGE_ONE_PATTERN if superbpe is not None and pattern is None else pattern
-
-
-def span_counts(superbpe, blocks, special_tokens):
-    """``(superbpe, stage 2's chunk counts)`` of a text given as blocks; None without SuperBPE (the blocks unread)."""
-    if superbpe is None:
+    if options.superbpe is None:
         return None
-    return superbpe, count_chunks(blocks, SUPERBPE, special_tokens=special_tokens)
+    return options.superbpe, count_chunks(blocks, SUPERBPE, special_tokens=options.specials)
 
 
-def check_span_counts(superbpe, chunk_counts, superbpe_counts, special_tokens):
+def check_span_counts(options, chunk_counts, superbpe_counts):
     """Refuse stage-2 counts that are missing, not chunks of the "superbpe" pattern, or not of the same text.
 
     The two counts must count the same text: each character (and each
     special token) as often in one as in the other. Returns what
     ``span_counts`` returns.
     """
+    superbpe, special_tokens = options.superbpe, options.specials
     if superbpe is None:
         if superbpe_counts is not None:
             raise ValueError("superbpe_counts is only for SuperBPE training: give superbpe=t as well")
@@ -92,17 +74,18 @@ def text_content(chunk_counts):
     return content
 
 
-def trainer(spans, pattern, vocab_size, byte_level, specials):
-    """``(merge learner, pattern the tokenizer encodes with)``: ``engine.train_merges`` and ``pattern``, or for
-    SuperBPE (``spans`` from ``span_counts``) its two stages in that learner's place and ``"superbpe"``."""
+def trainer(spans, options, vocab_size, byte_level):
+    """``(merge learner, pattern the tokenizer encodes with)``: ``engine.train_merges`` and the run's pattern, or
+    for SuperBPE (``spans`` from ``span_counts``) its two stages in that learner's place and ``"superbpe"``."""
     if spans is None:
-        return train_merges, pattern
+        return train_merges, options.pattern
     superbpe, counts = spans
-    _, span_sequences, _ = start_sequences(counts, vocab_size, byte_level, specials)
+    _, span_sequences, _ = start_sequences(counts, vocab_size, byte_level, options.specials)
     return functools.partial(two_stage_merges, span_sequences, superbpe), SUPERBPE
 
 
-def two_stage_merges(spans, transition, words, max_merges, *, ties="smallest", progress=None, on_merge=None):
+def two_stage_merges(spans, transition, words, max_merges, *, ties="smallest", min_count=2, progress=None,
+                     on_merge=None):
     """Learn what ``bpe.reference_superbpe(words, spans, transition, max_merges)`` learns, each stage fast.
 
     Stage 1 is ``train_merges`` on ``words``. Stage 2 replays its merges on
@@ -111,12 +94,12 @@ def two_stage_merges(spans, transition, words, max_merges, *, ties="smallest", p
     ``progress`` hears of both stages as one run; ``on_merge`` numbers the
     merges of stage 2 after those of stage 1.
     """
-    first = train_merges(words, min(transition, max_merges), ties=ties, progress=shifted(progress, 0, max_merges),
-                         on_merge=on_merge)
+    first = train_merges(words, min(transition, max_merges), ties=ties, min_count=min_count,
+                         progress=shifted(progress, 0, max_merges), on_merge=on_merge)
     done = len(first)
     later = None if on_merge is None else lambda rank, pair, count: on_merge(done + rank, pair, count)
     return first + train_merges(replayed(spans, [pair for pair, _ in first]), max_merges - done, ties=ties,
-                                progress=shifted(progress, done, max_merges), on_merge=later)
+                                min_count=min_count, progress=shifted(progress, done, max_merges), on_merge=later)
 
 
 def shifted(progress, done, target):
@@ -130,8 +113,11 @@ def replayed(spans, merges):
     """Each span (a sequence of base tokens, with its count) as its tokens after ``merges``, applied by rank.
 
     The tokens are numbered, the base ones first and then one per merge in
-    order, so merged numbers grow with rank, as ``encode_chunk`` needs.
+    order, so merged numbers grow with rank, as ``encode_chunk`` needs. A
+    span given as ``bytes`` stands for its single bytes (as ``engine.train_merges`` reads it).
     """
+    spans = {tuple(span[at:at + 1] for at in range(len(span))) if isinstance(span, bytes) else span: count
+             for span, count in spans.items()}
     tokens = sorted({token for span in spans for token in span})
     number = {token: at for at, token in enumerate(tokens)}
     merged_id = {}

@@ -1,4 +1,4 @@
-"""Token files and worker processes: a corpus encoded once, ahead of time, for training a model.
+"""Token files: a corpus encoded once, ahead of time, for training a model.
 
 A model is trained on text encoded into a flat file of IDs that training
 reads with ``numpy.memmap`` (as nanoGPT's data preparation does).
@@ -6,7 +6,7 @@ reads with ``numpy.memmap`` (as nanoGPT's data preparation does).
 of its whole text. Files are read in blocks cut at safe places (see
 ``blocks``), so memory holds a few blocks whatever the corpus; with several
 workers, the blocks go to processes in order and come back in order, at most
-two per worker in flight. ``encode_batch`` shares a list of texts among
+two per worker in flight (``bpelab.workers``). ``encode_batch`` shares a list of texts among
 workers the same way.
 
 The token file holds the IDs as unsigned little-endian integers (``uint16``
@@ -20,13 +20,11 @@ dtype="<u2")`` (``"I"`` and ``"<u4"`` for ``uint32``).
 """
 
 import array
+import functools
 import hashlib
 import json
 import os
-import signal
 import sys
-import threading
-import time
 from typing import Optional, Sequence
 
 from bpelab.blocks import BLOCK_SIZE, safe_blocks, stream_blocks
@@ -36,6 +34,7 @@ from bpelab.formats import file_text
 from bpelab.messages import listed, named, shown
 from bpelab.specials import SpecialChoice, SpecialTokenInText
 from bpelab.training import Progress
+from bpelab.workers import results_in_order, worker_pool, worker_state
 
 
 TOKEN_FILE_TYPES = {"uint16": "H", "uint32": "I"}
@@ -84,20 +83,15 @@ def _block_results(tokenizer, paths, blocks, workers, specials, typecode):
 
     if workers == 1:
         for number, block in blocks:
-            yield number, blamed_on_its_file(number, lambda: _encode_block(tokenizer, block, specials, typecode))
+            yield number, blamed_on_its_file(number, lambda: encode_block(tokenizer, block, specials, typecode))
         return
-    pending = []
+    encode = functools.partial(_encode_block_in_worker, specials=specials, typecode=typecode)
     with worker_pool(tokenizer, workers) as pool:
-        for number, block in blocks:
-            pending.append((number, pool.submit(_encode_block_in_worker, block, specials, typecode)))
-            if len(pending) >= 2 * workers:
-                number, future = pending.pop(0)
-                yield number, blamed_on_its_file(number, future.result)
-        for number, future in pending:
+        for (number, _), future in results_in_order(pool, encode, blocks, workers):
             yield number, blamed_on_its_file(number, future.result)
 
 
-def _encode_block(tokenizer, text, specials, typecode):
+def encode_block(tokenizer, text, specials, typecode):
     """A block's IDs as unsigned little-endian integers of the type ``typecode``, or their number for None."""
     ids = tokenizer.encode(text, **specials)
     if typecode is None:
@@ -108,46 +102,23 @@ def _encode_block(tokenizer, text, specials, typecode):
     return ids.tobytes()
 
 
-def _encode_block_in_worker(text, specials, typecode):
-    """``_encode_block`` in a worker process, with the tokenizer the worker was started with."""
-    return _encode_block(_WORKER["tokenizer"], text, specials, typecode)
+def _encode_block_in_worker(numbered_block, specials, typecode):
+    """``encode_block`` of a ``(file number, block)`` in a worker process, with the tokenizer it was started with."""
+    return encode_block(worker_state(), numbered_block[1], specials, typecode)
 
 
 def _encode_in_worker(text, options):
     """``encode`` in a worker process, with the tokenizer it was started with (for ``encode_batch``)."""
-    return _WORKER["tokenizer"].encode(text, **options)
+    return worker_state().encode(text, **options)
 
 
-_WORKER = {}
-"""In a worker process: the tokenizer it was given when it started."""
+
+def tokenizer_sha256(tokenizer):
+    """The sha256 of the tokenizer's file, as token files' descriptions name the tokenizer that made them."""
+    return hashlib.sha256(file_text(tokenizer).encode("utf-8")).hexdigest()
 
 
-def start_worker(tokenizer, parent):
-    """Set up a worker process: keep its tokenizer, and end it if its parent ends first."""
-    _WORKER["tokenizer"] = tokenizer
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler, which tidies up the parent's own file
-    threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
-
-
-def _end_with(parent):
-    """Watch the parent process; when it is gone (killed before it could stop its workers), end this worker.
-
-    Without this, a worker of a killed parent would wait for work forever.
-    """
-    while os.getppid() == parent:
-        time.sleep(1)
-    os._exit(1)
-
-
-def worker_pool(tokenizer, workers):
-    """A pool of ``workers`` processes, each holding a copy of ``tokenizer`` from its start."""
-    import concurrent.futures
-
-    return concurrent.futures.ProcessPoolExecutor(workers, initializer=start_worker,
-                                                  initargs=(tokenizer, os.getpid()))
-
-
-def _token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special, block_size):
+def token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special, block_size):
     """Check every option of a token-file job before reading anything; return the paths and the specials."""
     paths = check_inputs(paths)
     check_workers(workers)
@@ -173,7 +144,7 @@ def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, wo
     file (this module's docstring gives the format and how to read it); both
     are written atomically.
     """
-    paths, specials = _token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special,
+    paths, specials = token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special,
                                           block_size)
     check_callback(progress, "progress")
     description_path = os.fspath(out_path) + ".json"
@@ -186,7 +157,7 @@ def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, wo
     dtype = token_file_dtype(len(tokenizer))
     typecode = TOKEN_FILE_TYPES[dtype]
     width = array.array(typecode).itemsize
-    ending = b"" if separator is None else _encode_block(tokenizer, separator, {"allowed_special": "all"}, typecode)
+    ending = b"" if separator is None else encode_block(tokenizer, separator, {"allowed_special": "all"}, typecode)
     counts = [0] * len(paths)
     with atomic_writer(description_path, "out_path") as description, \
             atomic_writer(out_path, "out_path") as stream:
@@ -205,7 +176,7 @@ def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, wo
             "dtype": dtype,
             "byteorder": "little",
             "tokens": sum(counts) + len(paths) * len(ending) // width,
-            "tokenizer_sha256": hashlib.sha256(file_text(tokenizer).encode("utf-8")).hexdigest(),
+            "tokenizer_sha256": tokenizer_sha256(tokenizer),
             "files": [{"path": path, "tokens": count} for path, count in zip(paths, counts)],
             "separator": separator,
         }
@@ -220,7 +191,7 @@ def count_files(tokenizer, paths: Sequence[PathLike], *, workers: int = 1, allow
 
     (``Tokenizer.count_files``.)
     """
-    paths, specials = _token_file_options(tokenizer, paths, workers, None, allowed_special, disallowed_special,
+    paths, specials = token_file_options(tokenizer, paths, workers, None, allowed_special, disallowed_special,
                                           block_size)
     check_callback(progress, "progress")
     counts = [0] * len(paths)

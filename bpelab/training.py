@@ -9,12 +9,11 @@ tokens that training merges.
 """
 
 from collections import Counter
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, NamedTuple, Optional
 
 from bpelab.blocks import safe_blocks
-from bpelab.byte_level import SINGLE_BYTES
-from bpelab.checks import (UNK, check_callback, check_choice, check_flag, check_no_surrogate, check_prefix_space,
-                           check_vocab_size)
+from bpelab.checks import (UNK, check_callback, check_choice, check_flag, check_no_surrogate, check_positive_int,
+                           check_prefix_space, check_vocab_size, check_workers)
 from bpelab.engine import TIE_RULES
 from bpelab.messages import shown
 from bpelab.patterns import DEFAULT_PATTERN, check_pattern, chunker
@@ -27,20 +26,65 @@ OnMerge = Optional[Callable[[int, dict], None]]
 """A trainer's ``on_merge(rank, entry)``, called with each history entry as soon as it is learned."""
 
 
-def training_options(vocab_size, byte_level, pattern, special_tokens, ties, progress, on_merge, add_prefix_space=False):
-    """Check the options every training entry point shares, before any work; return (pattern, specials)."""
+class TrainingOptions(NamedTuple):
+    """The options of a training run that counting and merging need, checked."""
+
+    pattern: str  # the chunk pattern's name (stage 1's, for SuperBPE)
+    specials: list  # the special tokens' texts, in order
+    ties: str  # the tie rule (see ``bpe.best_pair``)
+    min_count: int  # the fewest times a pair must occur to be merged
+    superbpe: Optional[int]  # SuperBPE's transition (stage 1's number of merges), or None
+    add_prefix_space: bool  # a space before text that lacks one (byte level)
+
+
+STAGE_ONE_PATTERN = "o200k"
+"""SuperBPE's stage-1 pattern when none is given: the paper's (GPT-4o's)."""
+
+SUPERBPE_TIES = ("smallest", "first-seen", "greatest")
+"""The tie rules SuperBPE trains with: those that compare tokens, not IDs (stage 2's IDs would need a rule of their own)."""
+
+
+def training_options(vocab_size, byte_level, pattern, special_tokens, ties, min_count, progress, on_merge,
+                     superbpe=None, add_prefix_space=False, workers=1):
+    """Check the options every training entry point shares, before any work; return them as ``TrainingOptions``.
+
+    The pattern is ``pattern``, or when none is given the level's default
+    (SuperBPE's stage 1: ``STAGE_ONE_PATTERN``).
+    """
     check_vocab_size(vocab_size)
     check_flag(byte_level, "byte_level")
     check_prefix_space(add_prefix_space, byte_level)
-    pattern = DEFAULT_PATTERN[byte_level] if pattern is None else pattern
+    check_workers(workers)
+    if add_prefix_space and workers > 1:
+        raise ValueError("add_prefix_space=True counts in one process: the prefix space depends on what comes "
+                         "before each block; leave workers at 1")
+    check_superbpe(superbpe, ties, add_prefix_space)
+    pattern = (STAGE_ONE_PATTERN if superbpe is not None else DEFAULT_PATTERN[byte_level]) if pattern is None \
+        else pattern
     check_pattern(pattern)
     check_choice(ties, TIE_RULES, "ties")
+    check_positive_int(min_count, "min_count")
     check_callback(progress, "progress")
     check_callback(on_merge, "on_merge")
     if isinstance(special_tokens, dict):
         raise TypeError("special_tokens must be a list when training: their IDs follow the merges, in order")
     specials = special_token_ids(special_tokens, [], byte_level)
-    return pattern, list(specials)
+    return TrainingOptions(pattern, list(specials), ties, min_count, superbpe, add_prefix_space)
+
+
+def check_superbpe(superbpe, ties, add_prefix_space):
+    """Refuse a ``superbpe`` that is neither None nor a count of merges, or options SuperBPE does not train with."""
+    if superbpe is None:
+        return
+    if isinstance(superbpe, bool) or not isinstance(superbpe, int) or superbpe < 0:
+        raise TypeError(f"superbpe must be None or the number of merges of stage 1 (an int, 0 or more), "
+                        f"not {shown(superbpe)}")
+    if ties not in SUPERBPE_TIES:
+        raise ValueError(f"superbpe=t trains with ties {', '.join(map(repr, SUPERBPE_TIES))}, not {ties!r}: "
+                         "its second stage has no IDs of the library whose rule that is")
+    if add_prefix_space is True:
+        raise ValueError("superbpe=t does not take add_prefix_space=True: SuperBPE trains without a prefix space; "
+                         "leave add_prefix_space out")
 
 
 def check_chunk_counts(chunk_counts, pattern, special_tokens):
@@ -118,7 +162,9 @@ def start_sequences(chunk_counts, vocab_size, byte_level, specials):
     """What training merges: each chunk that is not a special token, as its base tokens, with its count.
 
     Returns ``(alphabet, sequences, merges_wanted)``: the alphabet (the
-    sorted characters, or None for the 256 bytes), the sequences, and how
+    sorted characters, or None for the 256 bytes), the sequences (at the
+    byte level each chunk's UTF-8 ``bytes``, which ``engine.train_merges``
+    reads as its single bytes), and how
     many merges fill ``vocab_size`` once the base and special tokens have
     their IDs; a ``vocab_size`` below those is refused.
     """
@@ -128,8 +174,7 @@ def start_sequences(chunk_counts, vocab_size, byte_level, specials):
         raise ValueError("cannot train on empty text: give at least one character that is not a special token")
     if byte_level:
         alphabet, base_size, base_name = None, 256, "the 256 byte values"
-        sequences = {tuple(SINGLE_BYTES[byte] for byte in chunk.encode("utf-8")): count
-                     for chunk, count in ordinary.items()}
+        sequences = {chunk.encode("utf-8"): count for chunk, count in ordinary.items()}
     else:
         alphabet = sorted(set("".join(ordinary)))
         base_size, base_name = len(alphabet) + 1, f"{len(alphabet)} characters + {UNK}"

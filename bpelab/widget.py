@@ -17,8 +17,8 @@ algorithm of bpe.py's section 1, not the fast engine: count the pairs over the
 distinct words (each weighted by how often it occurs), take the best, merge
 it everywhere, repeat. It cuts words with GPT-2's rule as the ``gpt2``
 pattern does (``bpelab.patterns``), so the page and ``bpe.Tokenizer.train(text,
-size, pattern="gpt2", ties=...)`` learn the same merges with the same counts
-(tests/test_widget.py checks this on random texts). The page's limits:
+size, pattern="gpt2", ties=..., min_count=...)`` learn the same merges with the same
+counts (tests/test_widget.py checks this on random texts). The page's limits:
 
 - Texts longer than ``MAX_CHARS`` characters are refused with a message:
   "Back" and every change of text or settings retrain from the start, and
@@ -33,11 +33,13 @@ size, pattern="gpt2", ties=...)`` learn the same merges with the same counts
   does; bpe.py's byte-level vocabulary always holds all 256.
 
 For tests, the page exposes ``window.bpeWidget.state()`` (what is on screen)
-and ``window.bpeWidget.train(text, {bytes, ties, merges})`` (training without
+and ``window.bpeWidget.train(text, {bytes, ties, minCount, merges})`` (training without
 touching the page).
 """
 
 import json
+
+from bpelab.engine import TIE_RULES
 
 DEFAULT_TEXT = "the café baker bakes cakes, the café bakes soufflé"
 """The tutorial's review, the text the page trains on unless told otherwise."""
@@ -61,7 +63,7 @@ def page(text=DEFAULT_TEXT, test=DEFAULT_TEST):
     for name, value in (("text", text), ("test", test)):
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a str, not {type(value).__name__}")
-    start = script_literal({"text": text, "test": test, "maxChars": MAX_CHARS})
+    start = script_literal({"text": text, "test": test, "maxChars": MAX_CHARS, "tieRules": TIE_RULES})
     return PAGE.replace(START_MARKER, start, 1)
 
 
@@ -193,7 +195,11 @@ longer tokens.</p>
       <legend>Ties:</legend>
       <label><input type="radio" name="ties" value="smallest"> smallest pair</label>
       <label><input type="radio" name="ties" value="first-seen" checked> first seen</label>
+      <label><input type="radio" name="ties" value="greatest"> greatest pair</label>
+      <label><input type="radio" name="ties" value="huggingface"> Hugging Face</label>
+      <label><input type="radio" name="ties" value="rustbpe"> rustbpe</label>
     </fieldset>
+    <label>merge pairs seen at least <input type="number" id="min-count" min="1" value="2" style="width: 4.5em"> times</label>
   </div>
   <dl class="figures">
     <div><dt><b>k</b> merges made</dt><dd id="k"></dd></div>
@@ -216,7 +222,7 @@ longer tokens.</p>
 
 <section aria-labelledby="pairs-title">
   <h2 id="pairs-title">Most frequent pairs</h2>
-  <p class="note">The first row is merged next, unless no pair occurs twice.</p>
+  <p class="note">The first row is merged next, unless it occurs fewer times than the minimum.</p>
   <div class="box" id="pairs-box">
     <table>
       <thead><tr><th>pair</th><th class="number">count</th></tr></thead>
@@ -246,14 +252,16 @@ longer tokens.</p>
 
 <section aria-labelledby="notes-title">
   <h2 id="notes-title">About this page</h2>
-  <p class="note">Ties between equally frequent pairs: <i>first seen</i> takes the pair met first when the
-    words are read in order of first appearance, each left to right; <i>smallest pair</i> (the default of
-    bpe.py) takes the smallest in code-point order, or byte order at the byte level. Bytes that do not form a
-    whole character on their own show as hex, like <span class="code">C3</span>; invisible characters show
-    their code point. |V| counts the characters (or bytes) the text uses, plus one per merge. Texts are
-    limited to <span id="limit"></span> characters. Letters and numbers follow this browser's Unicode tables,
-    which may know newer characters than bpe.py's Unicode 14, and a text box turns the line breaks \r\n and \r
-    into \n.</p>
+  <p class="note">Ties between equally frequent pairs: <i>first seen</i> takes the pair met first when the words are
+    read in order of first appearance, each left to right; <i>smallest pair</i> (the default of bpe.py) takes the
+    smallest in code-point order, or byte order at the byte level, and <i>greatest pair</i> the greatest;
+    <i>Hugging Face</i> and <i>rustbpe</i> take the pair with the smallest IDs, numbering the first tokens in sorted
+    order, then each merge, as those libraries do (Hugging Face sorts bytes by GPT-2's display characters, which put
+    the space after the letters). Bytes that do not form a whole character on their own show as hex, like
+    <span class="code">C3</span>; invisible characters show their code point. |V| counts the characters (or bytes)
+    the text uses, plus one per merge. Texts are limited to <span id="limit"></span> characters. Letters and
+    numbers follow this browser's Unicode tables, which may know newer characters than bpe.py's Unicode 14, and a
+    text box turns the line breaks \r\n and \r into \n.</p>
 </section>
 </main>
 
@@ -330,18 +338,29 @@ function countPairs(corpus) {
   return [...pairs.values()];
 }
 
-// Does pair a rank before pair b? The more frequent first; between equals,
-// "smallest" compares the left tokens, then the right ones, and "first-seen"
-// keeps the order of countPairs.
-function ranksBefore(a, b, ties) {
+// Does pair a rank before pair b? The more frequent first; between equals, "smallest" compares the left tokens, then the
+// right ones ("greatest" the other way round), "first-seen" keeps countPairs' order, the ID rules compare IDs (see ids).
+function ranksBefore(a, b, run) {
   if (a.count !== b.count) return a.count > b.count;
-  return ties === "smallest" && (compareTokens(a.left, b.left) || compareTokens(a.right, b.right)) < 0;
+  if (run.ties === "first-seen") return false;
+  const order = run.ties === "smallest" || run.ties === "greatest"
+    ? compareTokens(a.left, b.left) || compareTokens(a.right, b.right)
+    : run.ids.get(a.left) - run.ids.get(b.left) || run.ids.get(a.right) - run.ids.get(b.right);
+  return run.ties === "greatest" ? order > 0 : order < 0;
 }
 
 // The pairs in that order, for showing the top few (sort is stable, so
 // equals keep the order of countPairs).
-function ranked(pairs, ties) {
-  return [...pairs].sort((a, b) => ranksBefore(a, b, ties) ? -1 : ranksBefore(b, a, ties) ? 1 : 0);
+function ranked(pairs, run) {
+  return [...pairs].sort((a, b) => ranksBefore(a, b, run) ? -1 : ranksBefore(b, a, run) ? 1 : 0);
+}
+
+// Token -> ID as Hugging Face and rustbpe number them: the first tokens sorted (characters by code point, bytes by value,
+// or for Hugging Face by GPT-2's display character, putting unprintable bytes, the space too, last), then each merge.
+function ids(alphabet, bytes, ties) {
+  const late = code => bytes && ties === "huggingface" && (code < 0x21 || (code > 0x7E && code < 0xA1) || code == 0xAD);
+  const key = token => token.codePointAt(0) + (late(token.codePointAt(0)) ? 0x100 : 0);
+  return new Map([...alphabet].sort((a, b) => key(a) - key(b)).map((token, id) => [token, id]));
 }
 
 // Replace every occurrence of the pair in tokens, left to right, without
@@ -361,20 +380,19 @@ function mergePair(tokens, left, right) {
 
 // A training run at its start: the distinct words split into characters or
 // bytes, the alphabet they use, and no merges yet.
-function startTraining(text, {bytes, ties}) {
+function startTraining(text, {bytes, ties, minCount}) {
   const corpus = Array.from(distinctWords(text), ([word, count]) => ({word, count, tokens: symbols(word, bytes)}));
   const alphabet = new Set(corpus.flatMap(word => word.tokens));
-  return {bytes, ties, corpus, alphabet, merges: [], pairs: countPairs(corpus)};
+  return {bytes, ties, minCount, corpus, alphabet, ids: ids(alphabet, bytes, ties), merges: [], pairs: countPairs(corpus)};
 }
 
-// The pair to merge next, or null: a pair seen only once would merely
-// memorise the text, so training stops, as bpe.py's does.
+// The pair to merge next, or null when none occurs minCount times (twice by default, as in bpe.py).
 function nextPair(run) {
   let best = null;
   for (const pair of run.pairs) {
-    if (best === null || ranksBefore(pair, best, run.ties)) best = pair;
+    if (best === null || ranksBefore(pair, best, run)) best = pair;
   }
-  return best !== null && best.count >= 2 ? best : null;
+  return best !== null && best.count >= run.minCount ? best : null;
 }
 
 // L: how many tokens the whole text is now.
@@ -387,6 +405,7 @@ function step(run) {
   const pair = nextPair(run);
   if (pair === null) return false;
   for (const word of run.corpus) word.tokens = mergePair(word.tokens, pair.left, pair.right);
+  if (!run.ids.has(pair.left + pair.right)) run.ids.set(pair.left + pair.right, run.ids.size);
   run.pairs = countPairs(run.corpus);
   run.merges.push({left: pair.left, right: pair.right, count: pair.count, tokensLeft: tokenCount(run)});
   return true;
@@ -510,7 +529,8 @@ function stacked(first, now) {
 }
 
 function settings() {
-  return {bytes: $("bytes").checked, ties: document.querySelector("input[name=ties]:checked").value};
+  return {bytes: $("bytes").checked, ties: document.querySelector("input[name=ties]:checked").value,
+    minCount: Math.max(1, Math.floor(Number($("min-count").value)) || 1)};
 }
 
 function retrain() {
@@ -531,7 +551,7 @@ function render() {
     [label(word.word, false)], [String(word.count), "number"],
     [tokenBoxes(word.tokens, bytes)]])));
 
-  $("pairs").replaceChildren(...ranked(run.pairs, run.ties).slice(0, 5).map(p =>
+  $("pairs").replaceChildren(...ranked(run.pairs, run).slice(0, 5).map(p =>
     row([[pairCell(p.left, p.right, bytes)], [String(p.count), "number"]], p === pair ? "next" : "")));
 
   $("merges").replaceChildren(...run.merges.map((m, i) => row([
@@ -569,8 +589,9 @@ function renderControls(pair) {
   status.className = refusal === null ? "" : "problem";
   if (refusal !== null) status.textContent = refusal;
   else if (run.corpus.length === 0) status.textContent = "Type some text to train on.";
-  else if (pair === null) status.textContent = "Training stops here: no pair occurs twice, and a pair seen once " +
-    "would only memorise the text.";
+  else if (pair === null) status.textContent = "Training stops here: no pair " + (run.minCount === 2 ?
+    "occurs twice, and a pair seen once would only memorise the text." : run.minCount === 1 ? "is left." :
+    `occurs ${run.minCount} times.`);
   else if (k === 0) status.textContent = "No merges yet: every token is one " + (run.bytes ? "byte." : "character.");
   else {
     const last = run.merges[k - 1];
@@ -596,6 +617,7 @@ $("back").addEventListener("click", () => { k = Math.max(0, k - 1); retrain(); }
 $("reset").addEventListener("click", () => { k = 0; retrain(); });
 $("text").addEventListener("input", retrain);
 $("bytes").addEventListener("change", retrain);
+$("min-count").addEventListener("input", retrain);
 for (const radio of document.querySelectorAll("input[name=ties]")) radio.addEventListener("change", retrain);
 $("test").addEventListener("input", renderTest);
 
@@ -614,9 +636,10 @@ function report(trained) {
 
 window.bpeWidget = {
   state: () => ({k, V: run.alphabet.size + k, L: tokenCount(run), merges: report(run)}),
-  train(text, {bytes = false, ties = "smallest", merges = Infinity} = {}) {
-    if (ties !== "smallest" && ties !== "first-seen") throw new RangeError('ties must be "smallest" or "first-seen"');
-    return report(train(text, {bytes, ties}, merges));
+  train(text, {bytes = false, ties = "smallest", minCount = 2, merges = Infinity} = {}) {
+    if (!START.tieRules.includes(ties)) throw new RangeError(`ties must be one of ${START.tieRules.join(", ")}`);
+    if (!(Number.isInteger(minCount) && minCount >= 1)) throw new RangeError("minCount must be a positive integer");
+    return report(train(text, {bytes, ties, minCount}, merges));
   },
 };
 </script>

@@ -592,7 +592,7 @@ class FrictionTests(CommandLineTestCase):
 
     @unittest.skipUnless(shutil.which("git") and os.path.isdir(os.path.join(ROOT, ".git")), "needs a git checkout")
     def test_the_widget_written_by_default_is_not_taken_for_work_in_the_checkout(self):
-        default = bpelab.cli.build_parser().parse_args(["widget"]).output
+        default = bpelab.cli.build_parser(bpelab.cli.COMMANDS).parse_args(["widget"]).output
         ignored = subprocess.run(["git", "check-ignore", "--quiet", default], cwd=ROOT)
         self.assertEqual(ignored.returncode, 0, f"git would show {default} as a new file after 'bpe widget'")
 

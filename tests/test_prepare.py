@@ -15,7 +15,7 @@ import time
 import unittest
 
 from bpe import Tokenizer
-from bpelab import files, token_files
+from bpelab import files, workers
 from make_corpus import corpus
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -80,9 +80,9 @@ class TokenFileTests(unittest.TestCase):
             expected = []
             for text in TEXTS:
                 expected += tokenizer.encode(text, allowed_special="all") + [separator]
-            for block_size, workers in ((1, 1), (7, 2), (1 << 20, 1), (300, 2)):
-                with self.subTest(tokenizer=name, block_size=block_size, workers=workers):
-                    summary = tokenizer.encode_files(self.paths, out, workers=workers, separator=SPECIAL,
+            for block_size, processes in ((1, 1), (7, 2), (1 << 20, 1), (300, 2)):
+                with self.subTest(tokenizer=name, block_size=block_size, workers=processes):
+                    summary = tokenizer.encode_files(self.paths, out, workers=processes, separator=SPECIAL,
                                                      allowed_special="all", block_size=block_size)
                     self.assertEqual(read_ids(out, "uint16"), expected)
                     with open(out + ".json", encoding="utf-8") as stream:
@@ -154,16 +154,16 @@ class BatchTests(unittest.TestCase):
         texts = [corpus()[start:start + rng.randint(0, 400)] for start in range(0, 40_000, 700)] + ["", "é"]
         for name, tokenizer in TOKENIZERS.items():
             expected = [tokenizer.encode(text) for text in texts]
-            for workers in (1, 2):
-                with self.subTest(tokenizer=name, workers=workers):
-                    self.assertEqual(tokenizer.encode_batch(texts, workers=workers), expected)
+            for processes in (1, 2):
+                with self.subTest(tokenizer=name, workers=processes):
+                    self.assertEqual(tokenizer.encode_batch(texts, workers=processes), expected)
         special = TOKENIZERS["bytes"].encode_batch([f"a{SPECIAL}b"], allowed_special="all")
         self.assertEqual(special, [TOKENIZERS["bytes"].encode(f"a{SPECIAL}b", allowed_special="all")])
 
     def test_worker_processes_end_with_a_killed_parent(self):
         script = (f"import os, signal, sys; sys.path.insert(0, {ROOT!r}); import bpe\n"
-                  "from bpelab import token_files\n"
-                  "pool = token_files.worker_pool(bpe.Tokenizer(None, [], byte_level=True), 2)\n"
+                  "from bpelab import workers\n"
+                  "pool = workers.worker_pool(bpe.Tokenizer(None, [], byte_level=True), 2)\n"
                   "print(sorted({pool.submit(os.getpid).result() for _ in range(8)}), flush=True)\n"
                   "os.kill(os.getpid(), signal.SIGKILL)\n")
         result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
@@ -176,7 +176,7 @@ class BatchTests(unittest.TestCase):
 
     def test_workers_keep_the_default_sigterm_action(self):
         # A save tidies up its own temporary file on SIGTERM; workers started meanwhile must simply end.
-        with files.stopping_cleanly(), token_files.worker_pool(TOKENIZERS["bytes"], 1) as pool:
+        with files.stopping_cleanly(), workers.worker_pool(TOKENIZERS["bytes"], 1) as pool:
             self.assertEqual(pool.submit(signal.getsignal, signal.SIGTERM).result(), signal.SIG_DFL)
         # ... from the moment they exist, not only once they start work (else SIGTERM sent to a worker
         # between its fork and its start printed the parent's unwinding as a traceback)
@@ -247,8 +247,8 @@ class CommandLineTests(unittest.TestCase):
     def test_a_killed_worker_is_one_line(self):
         out = os.path.join(self.folder, "never.bin")
         script = (f"import os, signal, sys; sys.path.insert(0, {ROOT!r}); import bpe\n"
-                  "from bpelab import cli, token_files\n"
-                  "token_files.start_worker = lambda *args: os.kill(os.getpid(), signal.SIGKILL)  # each dies at once\n"
+                  "from bpelab import cli, workers\n"
+                  "workers.start_worker = lambda *args: os.kill(os.getpid(), signal.SIGKILL)  # each dies at once\n"
                   f"sys.exit(cli.main(['prepare', '-t', {self.tokenizer!r}, '-o', {out!r}, '--workers', '2', "
                   f"'--allow-special', {self.text!r}, {self.text!r}]))\n")
         result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)

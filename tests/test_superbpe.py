@@ -21,6 +21,7 @@ import bpe
 from bpe import Tokenizer, chunks
 from bpelab import cli, patterns
 from bpelab.byte_level import SINGLE_BYTES, bytes_to_display
+from bpelab.training import SUPERBPE_TIES
 from make_corpus import corpus
 from tests.clients import require_module
 
@@ -115,7 +116,7 @@ class TrainingTests(unittest.TestCase):
         rng = random.Random(21)
         for trial in range(240):
             text = random_text(rng)
-            byte_level, ties = rng.random() < 0.5, rng.choice(bpe.TIE_RULES)
+            byte_level, ties = rng.random() < 0.5, rng.choice(SUPERBPE_TIES)
             pattern, transition = rng.choice(["o200k", "cl100k", "gpt2", "lab"]), rng.randint(0, 30)
             size = (256 if byte_level else len(set(text)) + 1) + rng.randint(1, 60)
             with self.subTest(trial=trial, ties=ties):
@@ -163,6 +164,13 @@ class TrainingTests(unittest.TestCase):
             Tokenizer.train_from_counts(counts, 300, byte_level=True, superbpe=1, superbpe_counts={"ab ab ab": 1})
         with self.assertRaisesRegex(ValueError, "is not exactly one chunk"):
             Tokenizer.train_from_counts(counts, 300, byte_level=True, superbpe=1, superbpe_counts={"ab": 1, " 12": 1})
+        for ties in ("huggingface", "rustbpe"):  # rules that number tokens by a library's IDs, which stage 2 lacks
+            with self.assertRaisesRegex(ValueError, f"trains with ties 'smallest', 'first-seen', 'greatest', not '{ties}'"):
+                Tokenizer.train("ab ab", 300, byte_level=True, superbpe=1, ties=ties)
+        with self.assertRaisesRegex(ValueError, "does not take add_prefix_space=True"):
+            Tokenizer.train("ab ab", 300, byte_level=True, superbpe=1, add_prefix_space=True)
+        with self.assertRaisesRegex(ValueError, "add_prefix_space=True counts in one process"):
+            Tokenizer.train("ab ab", 300, byte_level=True, add_prefix_space=True, workers=2)
 
 
 class FileTests(unittest.TestCase):

@@ -196,6 +196,20 @@ class TheTutorialsFigures(WidgetTest):
         self.assertFalse(shown["next"])
         self.assertIn("no pair occurs twice", shown["status"])
 
+    def test_every_tie_rule_and_the_minimum_count_on_the_page(self):
+        self.page.get_by_label("start from UTF-8 bytes").check()
+        for ties, label in (("greatest", "greatest pair"), ("huggingface", "Hugging Face"), ("rustbpe", "rustbpe")):
+            with self.subTest(ties=ties):
+                self.page.get_by_label(label).check()
+                self.click_next(4)
+                self.assertEqual(self.state()["merges"], expected_merges(widget.DEFAULT_TEXT, True, ties)[:4])
+                self.button("Reset").click()
+        self.page.fill("#min-count", "1")
+        self.quick_clicks("next", 200)
+        shown = self.screen()
+        self.assertEqual(shown["k"], str(len(expected_merges(widget.DEFAULT_TEXT, True, "rustbpe", 1))))
+        self.assertIn("no pair is left", shown["status"])
+
     def test_keyboard(self):
         self.page.focus("#text")
         self.page.keyboard.press("Tab")
@@ -253,14 +267,15 @@ class SameMergesAsBpePy(WidgetTest):
         # Ties between a letter below U+FFFF and one above it, and the tutorial's review.
         texts += ["\ufb01a \ufb01a \U0001d49ca \U0001d49ca", "\U0001d49ca \U0001d49ca \ufb01a \ufb01a",
                   widget.DEFAULT_TEXT]
-        options = [{"bytes": level, "ties": ties} for level in (False, True) for ties in bpe.TIE_RULES]
+        options = [{"bytes": level, "ties": ties, "minCount": 1 + number % 2}
+                   for level in (False, True) for number, ties in enumerate(bpe.TIE_RULES)]
         trained = self.page.evaluate("""([texts, options]) =>
             texts.map(text => options.map(option => window.bpeWidget.train(text, option)))""", [texts, options])
         compared = 0
         for text, runs in zip(texts, trained):
             for option, merges in zip(options, runs):
                 with self.subTest(text=text, **option):
-                    self.assertEqual(merges, expected_merges(text, option["bytes"], option["ties"]))
+                    self.assertEqual(merges, expected_merges(text, option["bytes"], option["ties"], option["minCount"]))
                     compared += len(merges)
         self.assertGreater(compared, 1000, "the random texts should give plenty of merges")
 
@@ -283,13 +298,14 @@ def widget_string(display):
     return bpe.display_to_bytes(display).decode("utf-8", errors="widget-hex")
 
 
-def expected_merges(text, byte_level, ties):
+def expected_merges(text, byte_level, ties, min_count=2):
     """bpe.py's merges for ``text`` in the form ``window.bpeWidget.train`` gives, trained until no pair occurs twice.
 
     ``left`` (the text's length in tokens after each merge) is recounted the
     plain way: every chunk of the text, the merges replayed on it in order.
     """
-    history = bpe.Tokenizer.train(text, 100_000, byte_level=byte_level, pattern="gpt2", ties=ties).history
+    history = bpe.Tokenizer.train(text, 100_000, byte_level=byte_level, pattern="gpt2", ties=ties,
+                                  min_count=min_count).history
     spell = widget_string if byte_level else str
     tokens = [tuple(bpe.bytes_to_display(chunk.encode()) if byte_level else chunk)
               for chunk in bpe.chunks(text, "gpt2")]

@@ -38,6 +38,11 @@ The phases (``--only`` takes their names):
   against ``encode_batch(lines, add_special_tokens=False)`` on one thread,
   and each file's chunk regexes on long inputs (one chunk of letters,
   spaces, digits) at n and 10n.
+- ``trainers``: byte-level training on the prose corpus and on it repeated
+  ten times (GPT-2's pattern, to the byte vocabulary) with the tie rules of
+  rustbpe and Hugging Face, in 1 and 2 worker processes, beside rustbpe and
+  Hugging Face on one thread each (same chunks, same merges), and counted
+  on a two-worker Dask cluster against one process.
 
 The corpora: "code" is the Python standard library's own ``*.py`` files
 (or ``--corpus FILE``); "prose" is English assembled offline from what any
@@ -245,6 +250,8 @@ IMPLEMENTATIONS = {
     "tiktoken-official": Implementation("tiktoken, same vocabulary file", "tiktoken", {}),
     "puretiktoken": Implementation("puretiktoken (pure Python)", "puretiktoken", {}),
     "subword-nmt": Implementation("subword-nmt", "subword-nmt", {}),
+    "rustbpe": Implementation("rustbpe, 1 thread", "rustbpe", {"RAYON_NUM_THREADS": "1"}),
+    "dask": Implementation("ours, counted on Dask (LocalCluster, 2 worker processes)", "distributed", {}),
 }
 
 TRAIN_PEERS = ["hf", "subword-nmt"]
@@ -253,6 +260,9 @@ BYTE_PEERS = ["tiktoken-gpt2", "tiktoken-export"]
 VOCABULARY_PEERS = ["tiktoken-official", "puretiktoken"]
 DATASET_PEERS = ["tiktoken-export", "tiktoken-batch"]
 SUPERBPE_PEERS = ["hf-export"]
+RULE_PEERS = {"rustbpe": ("rustbpe", 1), "huggingface": ("hf", 2)}
+"""Each library whose tie rule the ``trainers`` phase reproduces: its implementation, and the minimum count it
+uses there (rustbpe has none, so 1; Hugging Face's ``min_frequency=2``, as in the ``train`` phase)."""
 
 
 def label(impl):
@@ -609,7 +619,80 @@ def train_subword_nmt(spec):
     return f"{learned:,} merges"
 
 
+def corpus_blocks(path):
+    """A corpus file as blocks that end at safe cuts, the items given to the libraries: each library chunks each
+    item on its own, and cut there the items chunk exactly as the whole text."""
+    import bpe
+
+    return bpe.safe_blocks(bpe.read_blocks([path]), "gpt2")
+
+
+def merged_tokens_digest(tokens):
+    """A SHA-256 of merged tokens (bytes) in the order learned, to compare trainers."""
+    return hashlib.sha256(b"".join(len(token).to_bytes(4, "little") + token for token in tokens)).hexdigest()
+
+
+def rule_ours(spec):
+    """Train at the byte level with one library's tie rule, in ``workers`` processes; the merged tokens' digest."""
+    import bpe
+
+    tokenizer = bpe.Tokenizer.train_from_files([spec["corpus"]], spec["vocab_size"], byte_level=True, pattern="gpt2",
+                                               ties=spec["ties"], min_count=spec["min_count"], workers=spec["workers"])
+    tokens = [bpe.display_to_bytes(token) for token in tokenizer.vocab[256:256 + len(tokenizer.merges)]]
+    return {"note": f"{len(tokens):,} merges", "digest": merged_tokens_digest(tokens)}
+
+
+def rule_dask(spec):
+    """``rule_ours`` with the chunks counted on a two-worker Dask cluster started here (its start counted)."""
+    import distributed
+
+    import bpe
+    from bpelab import cluster
+
+    with distributed.LocalCluster(host="127.0.0.1", dashboard_address=None, n_workers=2, threads_per_worker=1,
+                                  processes=True) as local, distributed.Client(local, timeout="60s") as client:
+        counts = cluster.count_chunks(client, [spec["corpus"]], "gpt2",
+                                      partition_size=max(1, os.path.getsize(spec["corpus"]) // 8))
+    tokenizer = bpe.Tokenizer.train_from_counts(counts, spec["vocab_size"], byte_level=True, pattern="gpt2",
+                                                ties=spec["ties"], min_count=spec["min_count"])
+    tokens = [bpe.display_to_bytes(token) for token in tokenizer.vocab[256:256 + len(tokenizer.merges)]]
+    return {"note": f"{len(tokens):,} merges", "digest": merged_tokens_digest(tokens)}
+
+
+def rule_rustbpe(spec):
+    """rustbpe on the same chunks (the lab's GPT-2 pattern in Rust's syntax); its merged tokens' digest."""
+    import rustbpe
+
+    import bpe
+
+    tokenizer = rustbpe.Tokenizer()
+    tokenizer.train_from_iterator(corpus_blocks(spec["corpus"]), spec["vocab_size"],
+                                  pattern=bpe.pattern_source("gpt2", "rust"))
+    ranked = sorted(tokenizer.get_mergeable_ranks(), key=lambda entry: entry[1])
+    tokens = [bytes(token) for token, _ in ranked[256:]]
+    return {"note": f"{len(tokens):,} merges", "digest": merged_tokens_digest(tokens)}
+
+
+def rule_hf(spec):
+    """Hugging Face's BpeTrainer on the same chunks, all 256 bytes in its alphabet; its merged tokens' digest."""
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
+
+    import bpe
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(bpe.pattern_source("gpt2", "oniguruma")), "isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    trainer = trainers.BpeTrainer(vocab_size=spec["vocab_size"], min_frequency=spec["min_count"], show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tokenizer.train_from_iterator(corpus_blocks(spec["corpus"]), trainer)
+    merges = json.loads(tokenizer.to_str())["model"]["merges"]
+    tokens = [bpe.display_to_bytes(left) + bpe.display_to_bytes(right) for left, right in merges]
+    return {"note": f"{len(tokens):,} merges", "digest": merged_tokens_digest(tokens)}
+
+
 TRAINERS = {"ours": train_ours, "hf": train_hf, "subword-nmt": train_subword_nmt}
+RULE_TRAINERS = {"ours": rule_ours, "dask": rule_dask, "rustbpe": rule_rustbpe, "hf": rule_hf}
 
 
 def load_tiktoken_file(spec):
@@ -867,6 +950,11 @@ def job_train(spec):
     return {"note": TRAINERS[spec["impl"]](spec)}
 
 
+def job_train_rule(spec):
+    """Train from a file with a library's tie rule (or the library itself); the parent times the whole process."""
+    return RULE_TRAINERS[spec["impl"]](spec)
+
+
 def job_encode(spec):
     """Encode a corpus file or a random-letter chunk, timing each pass separately.
 
@@ -1105,7 +1193,7 @@ def job_chunk_long(spec):
     return {"seconds": seconds, "note": f"{len(found):,} chunks"}
 
 
-JOBS = {"train": job_train, "encode": job_encode, "small-train": job_small_train, "load": job_load,
+JOBS = {"train": job_train, "train-rule": job_train_rule, "encode": job_encode, "small-train": job_small_train, "load": job_load,
         "long-train": job_long_train, "to-tiktoken": job_to_tiktoken, "special-calls": job_special_calls,
         "explain": job_explain, "encode-files": job_encode_files, "cache": job_cache, "encode-counted": job_encode_counted,
         "export-tiktoken": job_export_tiktoken, "save-format2": job_save_format2, "load-model": job_load_model,
@@ -1902,9 +1990,76 @@ def bench_models(plan):
     return rows, ratios
 
 
+def bench_trainers(plan):
+    """Issue 20: other libraries' tie rules, counting in 1 and 2 workers, beside rustbpe and Hugging Face; Dask.
+
+    At each size: ours with rustbpe's rule in 1 and 2 worker processes and
+    with Hugging Face's in 2, then rustbpe and Hugging Face themselves, and
+    at the larger size ours counted on Dask. Each library's row says
+    whether it learned exactly the merges of ours with its rule.
+    """
+    prose = plan.corpora[PROSE]
+    big_path = os.path.join(plan.folder, f"prose-x{MEMORY_COPIES}.txt")
+    write_copies(big_path, prose["data"], MEMORY_COPIES)
+    plan.notes.append("trainers: byte level, GPT-2's pattern; ours trains from the file (train_from_files); the "
+                      "libraries get the same text as blocks cut at safe places, so they cut the same chunks")
+    rows, ratios = [], []
+    for path, copies in ((prose["path"], 1), (big_path, MEMORY_COPIES)):
+        size = f"{prose['bytes'] * copies / MB:.2f} MB prose"
+        log(f"trainers on {size}")
+        base = {"job": "train-rule", "corpus": path, "vocab_size": plan.settings["byte_vocab"]}
+        runs = {}
+        for ties, (peer, min_count) in RULE_PEERS.items():
+            for workers in ((1, 2) if ties == "rustbpe" else (2,)):
+                runs[ties, workers] = plan.measure(dict(base, impl="ours", ties=ties, min_count=min_count,
+                                                        workers=workers))
+            if plan.settings["peers"]:
+                runs[ties, peer] = plan.measure(dict(base, impl=peer, ties=ties, min_count=min_count))
+        if copies > 1 and plan.settings["peers"]:
+            runs["rustbpe", "dask"] = plan.measure(dict(base, impl="dask", ties="rustbpe", min_count=1))
+        group = []
+        for (ties, who), measurement in runs.items():
+            impl = who if isinstance(who, str) else "ours"
+            name = (f"ours, ties={ties!r}, {who} worker{'s' if who > 1 else ''}" if impl == "ours" else
+                    f"{label(impl)}, ties={ties!r}" if impl == "dask" else "")
+            group.append(Row(f"train {size} → vocab {plan.settings['byte_vocab']:,}, bytes", impl, measurement, "wall",
+                             baseline=group[0] if group else None, name=name))
+        for row, (ties, who) in zip(group, runs):
+            mine = runs[ties, 2]
+            if row.impl != "ours" and row.measurement.runs and mine.runs:
+                same = row.measurement.runs[0]["digest"] == mine.runs[0]["digest"]
+                row.note = f"{'same' if same else 'DIFFERENT'} merges as ours with ties={ties!r}"
+        rows += group
+        ratios += trainer_ratios(size, copies, runs)
+    os.remove(big_path)
+    return rows, ratios
+
+
+def trainer_ratios(size, copies, runs):
+    """Issue 20's targets at one size: ours in 2 workers against rustbpe and Hugging Face; workers; Dask."""
+    def seconds(key):
+        measurement = runs.get(key)
+        return measurement.median("wall") if measurement is not None and measurement.runs else None
+
+    def ratio(mine, theirs):
+        return None if seconds(mine) is None or seconds(theirs) is None else seconds(mine) / seconds(theirs)
+
+    ratios = [(f"time, ours 2 workers / ours 1 worker, {size}", format_ratio(ratio(("rustbpe", 2), ("rustbpe", 1))))]
+    rust_target = 1.0 if copies > 1 else 1.5
+    ratios.append((f"time, ours 2 workers / rustbpe (1 thread), {size}",
+                   judged(ratio(("rustbpe", 2), ("rustbpe", "rustbpe")), "≤", rust_target)))
+    hf = ratio(("huggingface", 2), ("huggingface", "hf"))
+    ratios.append((f"time, ours 2 workers / Hugging Face (1 thread), {size}",
+                   judged(hf, "≤", 0.4) if copies > 1 else format_ratio(hf)))
+    if ("rustbpe", "dask") in runs:
+        ratios.append((f"time, ours counted on Dask (2 workers, cluster start included) / ours in one process, {size}",
+                       format_ratio(ratio(("rustbpe", "dask"), ("rustbpe", 1)))))
+    return ratios
+
+
 PHASES = {"train": bench_training, "encode": bench_encoding, "letters": bench_letters, "reference": bench_reference,
           "cl100k": bench_vocabularies, "long": bench_long_inputs, "datasets": bench_datasets, "cache": bench_cache,
-          "superbpe": bench_superbpe, "models": bench_models}
+          "superbpe": bench_superbpe, "models": bench_models, "trainers": bench_trainers}
 """The phases in the order they run; ``--only`` picks some by name."""
 
 
