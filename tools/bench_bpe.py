@@ -211,6 +211,7 @@ PRESETS = {
         "official": True,
         "superbpe": {"sizes": [8192, 32768], "fractions": [0.5, 0.75, 0.9]},
         "model_long": [100_000, 1_000_000],
+        "models": [os.path.join(MODELS, f"{name}.json") for name in OPEN_MODELS],
     },
     "quick": {
         "mb": 0.05,
@@ -225,6 +226,7 @@ PRESETS = {
         "official": False,
         "superbpe": {"sizes": [400], "fractions": [0.9]},
         "model_long": [1_000, 10_000],
+        "models": [os.path.join(ROOT, "tests", "data", "hf", "ranked.json")],  # a small file tokenizers built
     },
 }
 
@@ -1949,11 +1951,11 @@ def model_regexes(path):
 
 
 def bench_models(plan):
-    """The open models' tokenizer.json files (issue 18): load, encode prose by lines, chunk long inputs."""
+    """The open models' tokenizer.json files (issue 18; --quick: one small file): load, encode by lines, chunk long inputs."""
     rows, ratios = [], []
     prose = plan.corpora[PROSE]
-    for name in OPEN_MODELS:
-        path = os.path.join(MODELS, f"{name}.json")
+    for path in plan.settings["models"]:
+        name = os.path.basename(path).removesuffix(".json")
         if not os.path.exists(path):
             ratios.append((f"model {name}", f"not run: no {path} (.ci/run fetches it)"))
             continue
@@ -2124,7 +2126,7 @@ def parse_args(argv):
     settings = {name: getattr(args, name) for name in ("mb", "sizes", "byte_vocab", "repeat", "reference_kb")}
     settings = {name: preset[name] if value is None else value for name, value in settings.items()}
     settings.update(letters=preset["letters"], long=preset["long"], official=preset["official"], superbpe=preset["superbpe"],
-                    model_long=preset["model_long"],
+                    model_long=preset["model_long"], models=preset["models"],
                     peers=preset["peers"] and not args.no_peers, only=args.only or list(PHASES),
                     reference_mb=args.reference_mb, corpus=args.corpus, worker=args.worker, in_process=args.quick)
     if not settings["sizes"] or min(settings["sizes"]) < 2 or settings["repeat"] < 1 or settings["mb"] <= 0:
