@@ -22,7 +22,7 @@ from collections import Counter
 from itertools import chain
 from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
 
-from bpelab import blocks, display, gpt2_files, huggingface, official, tiktoken_files, token_files
+from bpelab import blocks, display, gpt2_files, huggingface, official, streaming, tiktoken_files, token_files
 from bpelab.blocks import BLOCK_SIZE, read_blocks, safe_blocks, stream_blocks, text_blocks
 from bpelab.byte_level import (BYTE_TO_CHAR, CHAR_TO_BYTE, SINGLE_BYTES, bytes_to_display, display_to_bytes,
                                replace_lone_surrogates, token_offsets)
@@ -684,6 +684,7 @@ class Tokenizer:
     save_vocab_merges = gpt2_files.save_vocab_merges
     from_bytes = classmethod(gpt2_files.from_bytes)  # course material's dict[int, bytes] and byte-pair merges
     to_bytes = gpt2_files.to_bytes
+    encode_iterable = streaming.encode_iterable  # IDs of a long stream of text (an open file), lazily
 
 
 if __name__ == "__main__":  # ``python3 bpe.py COMMAND`` is the command line, bpelab/cli.py

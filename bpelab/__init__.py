@@ -12,6 +12,7 @@ to this map):
     compare               tokenizers side by side, and what each language costs (``bpe.compare``)
     terminal, display     the command line's input and output; tokens drawn for a person
     official              the official vocabularies by name (``Tokenizer.load_named``)
+    streaming             a stream of text encoded lazily (``Tokenizer.encode_iterable``)
     gpt2_files            GPT-2's vocab.json + merges.txt, and course material's bytes in memory
     tiktoken_files        tiktoken's ``.tiktoken`` files, in and out
     huggingface           Hugging Face's ``tokenizer.json``, in and out
