@@ -236,7 +236,10 @@ def load_vocab_merges(cls, vocab_path: PathLike, merges_path: PathLike, *, speci
         if text not in id_of:
             raise ValueError(f"special token {shown(text)} is not an entry of {named(vocab_path)}")
         specials[text] = id_of[text]
-    made = {id_of.get(left + right): rank for rank, (left, right) in reversed(list(enumerate(merges)))}
+    made = {}
+    for rank, (left, right) in enumerate(merges if specials else ()):
+        if left + right in specials:
+            made.setdefault(specials[left + right], rank)
     check_own_ids(specials, made, CHAR_TO_BYTE.__contains__, named(vocab_path))
     for text, token_id in specials.items():
         del tokens[token_id], id_of[text]
@@ -264,7 +267,8 @@ def read_vocab_json(path):
 
 
 def read_merges_txt(path):
-    """``merges.txt`` as display pairs, and the number of the first merge line (2 after a ``#version`` line).
+    """``merges.txt`` as display pairs (two-item lists), and the number of the first merge line (2 after a
+    ``#version`` line).
 
     Lines end with ``\\n`` or ``\\r\\n``; only the first line may be
     ``#version ...``; every other is two tokens and one space between.
@@ -274,19 +278,20 @@ def read_merges_txt(path):
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ValueError(f"{named(path)}: not valid UTF-8 (byte {error.start:,}: {error.reason})") from None
-    lines = text.split("\n")
+    lines = text.replace("\r\n", "\n").split("\n")
     if lines[-1] == "":
         lines.pop()
     first_line = 2 if lines and lines[0].startswith("#version") else 1
-    merges = []
-    for number, line in enumerate(lines[first_line - 1:], first_line):
-        pair = line[:-1].split(" ") if line.endswith("\r") else line.split(" ")
+    merges = [line.split(" ") for line in lines[first_line - 1:]]
+    if all(len(pair) == 2 and pair[0] and pair[1] and not pair[0].startswith("#version") for pair in merges):
+        return merges, first_line
+    for number, line in enumerate(lines[first_line - 1:], first_line):  # find the first line that is not
         if line.startswith("#version"):
             raise ValueError(f"{named(path)}: line {number}: only the first line may be #version, found {shown(line)}")
+        pair = line.split(" ")
         if len(pair) != 2 or not all(pair):
             raise ValueError(f"{named(path)}: line {number}: expected two tokens and one space between, "
                              f"found {shown(line)}")
-        merges.append(tuple(pair))
     return merges, first_line
 
 
