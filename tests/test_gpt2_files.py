@@ -84,8 +84,8 @@ def hugging_face(vocab, merges, specials=(), **options):
 class PairAsHuggingFaceTests(Folder):
     """The IDs and text ``tokenizers`` gives for the same pair of files."""
 
-    def check_same(self, ours, theirs, seed, specials=()):
-        for text in texts(seed, specials=specials):
+    def check_same(self, ours, theirs, seed, specials=(), count=150):
+        for text in texts(seed, count, specials):
             ids = theirs.encode(text).ids
             self.assertEqual(ours.encode(text, allowed_special="all"), ids, text)
             self.assertEqual(ours.decode(ids), theirs.decode(ids))
@@ -119,9 +119,7 @@ class PairAsHuggingFaceTests(Folder):
         official.save_vocab_merges(vocab, merges)
         ours = Tokenizer.load_vocab_merges(vocab, merges)
         self.assertIsNone(ours.pattern)  # GPT-2's ByteLevel regex, as tokenizers has it
-        self.check_same(ours, hugging_face(vocab, merges), 11)
-        with_special = Tokenizer.load_vocab_merges(vocab, merges, special_tokens=["<|endoftext|>"])
-        self.check_same(with_special, hugging_face(vocab, merges, ["<|endoftext|>"]), 12, ["<|endoftext|>"])
+        self.check_same(ours, hugging_face(vocab, merges), 11, count=80)
         # With the lab's pattern named, the files give back the official tokenizer itself, of the lab's kind.
         again = Tokenizer.load_vocab_merges(vocab, merges, special_tokens=["<|endoftext|>"], pattern="gpt2")
         self.assertIsNone(again.pipeline)
@@ -214,7 +212,7 @@ class InMemoryTests(unittest.TestCase):
         shuffled = dict(random.Random(seed).sample(sorted(vocab.items()), len(vocab)))  # a dict in any order
         again = Tokenizer.from_bytes(shuffled, merges, special_tokens, pattern=pattern)
         self.assertEqual(again.to_bytes(), (vocab, merges, special_tokens))
-        for text in texts(seed, 60, specials):
+        for text in texts(seed, 40, specials):
             self.assertEqual(again.encode(text, allowed_special="all"), tok.encode(text, allowed_special="all"), text)
         return again
 
