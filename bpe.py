@@ -22,7 +22,7 @@ from collections import Counter
 from itertools import chain
 from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
 
-from bpelab import blocks, display, huggingface, official, tiktoken_files, token_files
+from bpelab import blocks, display, gpt2_files, huggingface, official, streaming, tiktoken_files, token_files
 from bpelab.blocks import BLOCK_SIZE, read_blocks, safe_blocks, stream_blocks, text_blocks
 from bpelab.byte_level import (BYTE_TO_CHAR, CHAR_TO_BYTE, SINGLE_BYTES, bytes_to_display, display_to_bytes,
                                replace_lone_surrogates, token_offsets)
@@ -680,6 +680,11 @@ class Tokenizer:
     save_huggingface = huggingface.save_huggingface
     apply_template = huggingface.apply_template  # a model's template tokens (a beginning-of-text token, say)
     load_named = classmethod(official.load_named)  # OpenAI's vocabularies by name, from files already here
+    load_vocab_merges = classmethod(gpt2_files.load_vocab_merges)  # GPT-2's vocab.json + merges.txt
+    save_vocab_merges = gpt2_files.save_vocab_merges
+    from_bytes = classmethod(gpt2_files.from_bytes)  # course material's dict[int, bytes] and byte-pair merges
+    to_bytes = gpt2_files.to_bytes
+    encode_iterable = streaming.encode_iterable  # IDs of a long stream of text (an open file), lazily
 
 
 if __name__ == "__main__":  # ``python3 bpe.py COMMAND`` is the command line, bpelab/cli.py

@@ -14,6 +14,8 @@ to this map):
     terminal, display     the command line's input and output; tokens drawn for a person
     official              the official vocabularies by name (``Tokenizer.load_named``)
     cluster               chunks counted and token files written on Dask (optional, never imports it)
+    streaming             a stream of text encoded lazily (``Tokenizer.encode_iterable``)
+    gpt2_files            GPT-2's vocab.json + merges.txt, and course material's bytes in memory
     tiktoken_files        tiktoken's ``.tiktoken`` files, in and out
     huggingface           Hugging Face's ``tokenizer.json``, in and out
     hf_pipeline           its pipeline JSON in the lab's words, and back

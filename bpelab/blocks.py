@@ -12,8 +12,9 @@ around each boundary, and ``partition_blocks`` reads one range back.
 """
 
 import codecs
+import functools
 import os
-from typing import BinaryIO, Iterable, Iterator, NamedTuple
+from typing import BinaryIO, Callable, Iterable, Iterator, NamedTuple, Optional
 
 from bpelab.files import PathLike, open_text
 from bpelab.messages import named
@@ -68,7 +69,8 @@ def read_blocks(paths: Iterable[PathLike], block_size: int = BLOCK_SIZE) -> Iter
             yield from stream_blocks(stream, path, block_size)
 
 
-def safe_blocks(blocks: Iterable[str], pattern: str = "lab") -> Iterator[str]:
+def safe_blocks(blocks: Iterable[str], pattern: str = "lab",
+                last_cut: Optional[Callable[[str], int]] = None) -> Iterator[str]:
     """Regroup a stream of text blocks into blocks that end at safe cuts.
 
     ``blocks`` may be cut anywhere (fixed-size reads of a file, say); the
@@ -76,9 +78,13 @@ def safe_blocks(blocks: Iterable[str], pattern: str = "lab") -> Iterator[str]:
     must end, so chunking block by block equals chunking the whole text.
     Text with no safe cut (one endless word) is held until one comes. With
     ``pattern`` None (an imported tokenizer's pipeline, whose safe cuts are
-    not known) the whole text is one block.
+    not known) the whole text is one block. ``last_cut(text)``, if given,
+    finds the cuts instead of ``last_safe_cut(text, pattern)``: the last safe
+    position in ``text``, or -1 (``bpelab.streaming`` adds special tokens' rule).
     """
-    if pattern is None:
+    if last_cut is None and pattern is not None:
+        last_cut = functools.partial(last_safe_cut, pattern=pattern)
+    if last_cut is None:
         whole = "".join(blocks)
         if whole:
             yield whole
@@ -87,8 +93,8 @@ def safe_blocks(blocks: Iterable[str], pattern: str = "lab") -> Iterator[str]:
     for block in blocks:
         if not block:
             continue
-        cut = last_safe_cut(block, pattern)
-        if cut < 0 and pending and last_safe_cut(pending[-1][-1] + block[0], pattern) == 1:
+        cut = last_cut(block)
+        if cut < 0 and pending and last_cut(pending[-1][-1] + block[0]) == 1:
             cut = 0  # the cut falls between this block and the one before
         if cut < 0:
             pending.append(block)

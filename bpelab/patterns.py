@@ -247,7 +247,12 @@ def last_safe_cut(text: str, pattern: str = "lab") -> int:
     block reads, and copies, only that end.
     """
     check_pattern(pattern)
-    before, after = SAFE_CUTS[pattern]
+    return last_cut(text, *SAFE_CUTS[pattern])
+
+
+def last_cut(text: str, before: str, after: str) -> int:
+    """The last position in ``text`` with a character matching ``before`` before it and one matching ``after``
+    after it, or -1: ``last_safe_cut`` with a rule of ``SAFE_CUTS``' kind (templates of one character each)."""
     search = template_regex(after + before).search
     window = 1024
     while True:

@@ -43,6 +43,15 @@ The phases (``--only`` takes their names):
   rustbpe and Hugging Face, in 1 and 2 worker processes, beside rustbpe and
   Hugging Face on one thread each (same chunks, same merges), and counted
   on a two-worker Dask cluster against one process.
+- ``pair``: GPT-2's ``vocab.json`` + ``merges.txt`` (written from the
+  official ``gpt2`` vocabulary, or from our byte-level prose tokenizer where
+  it is not here) loaded with ``Tokenizer.load_vocab_merges`` against
+  ``tokenizers.ByteLevelBPETokenizer(vocab, merges)``, IDs compared on the
+  prose corpus's first 200 KB.
+- ``stream``: the prose corpus encoded by our byte-level prose tokenizer
+  with ``encode_iterable`` over the open file against ``encode`` of its whole
+  text read first (both timed with the reading; the IDs are hashed as they
+  come, so the peak memory is what each holds).
 
 The corpora: "code" is the Python standard library's own ``*.py`` files
 (or ``--corpus FILE``); "prose" is English assembled offline from what any
@@ -241,6 +250,7 @@ IMPLEMENTATIONS = {
     "ours-format2": Implementation("ours, Tokenizer.load of our format 2", None, {}),
     "ours-format3": Implementation("ours, Tokenizer.load of a format-3 copy", None, {}),
     "reference": Implementation("reference (bpe.reference_train)", None, {}),
+    "ours-iterable": Implementation("ours, encode_iterable(open file)", None, {}),
     "hf": Implementation("HF tokenizers, 1 thread", "tokenizers",
                          {"RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}),
     "hf-export": Implementation("HF tokenizers, save_huggingface() as exported, 1 thread", "tokenizers",
@@ -1195,11 +1205,53 @@ def job_chunk_long(spec):
     return {"seconds": seconds, "note": f"{len(found):,} chunks"}
 
 
+def job_save_pair(spec):
+    """Setup: write GPT-2's vocab.json + merges.txt, from the official vocabulary or a stand-in tokenizer file."""
+    from bpe import Tokenizer
+
+    tokenizer = Tokenizer.load_named("gpt2") if spec["official"] else Tokenizer.load(spec["tokenizer"])
+    tokenizer.save_vocab_merges(spec["vocab"], spec["merges"])
+    return {"note": f"{tokenizer.n_vocab:,} IDs"}
+
+
+def job_load_pair(spec):
+    """Load vocab.json + merges.txt, timed; then encode the first 200 KB of a corpus, untimed, for the IDs."""
+    if spec["impl"] == "hf":
+        import tokenizers
+
+        loaded, seconds = timed(tokenizers.ByteLevelBPETokenizer, spec["vocab"], spec["merges"])
+        encode = lambda text: loaded.encode(text).ids  # noqa: E731
+    else:
+        from bpe import Tokenizer
+
+        loaded, seconds = timed(Tokenizer.load_vocab_merges, spec["vocab"], spec["merges"])
+        encode = loaded.encode
+    digest, count = ids_digest(encode(read_text(spec["corpus"], 200_000)))
+    return {"seconds": seconds, "digest": digest, "note": f"{count:,} tokens of the first 200 KB"}
+
+
+def job_stream(spec):
+    """Encode a corpus file with ``encode_iterable`` over the open file, or ``encode`` of its text, timed with the
+    reading; the IDs are hashed as they come."""
+    from bpe import Tokenizer
+
+    tokenizer = Tokenizer.load(spec["tokenizer"])
+
+    def streamed():
+        with open(spec["corpus"], encoding="utf-8", newline="") as stream:
+            return ids_digest(tokenizer.encode_iterable(stream))
+
+    (digest, count), seconds = timed(streamed if spec["impl"] == "ours-iterable"
+                                     else lambda: ids_digest(tokenizer.encode(read_text(spec["corpus"]))))
+    return {"seconds": seconds, "digest": digest, "note": f"{count:,} tokens"}
+
+
 JOBS = {"train": job_train, "train-rule": job_train_rule, "encode": job_encode, "small-train": job_small_train, "load": job_load,
         "long-train": job_long_train, "to-tiktoken": job_to_tiktoken, "special-calls": job_special_calls,
         "explain": job_explain, "encode-files": job_encode_files, "cache": job_cache, "encode-counted": job_encode_counted,
         "export-tiktoken": job_export_tiktoken, "save-format2": job_save_format2, "load-model": job_load_model,
-        "encode-lines": job_encode_lines, "save-format3": job_save_format3, "chunk-long": job_chunk_long}
+        "encode-lines": job_encode_lines, "save-format3": job_save_format3, "chunk-long": job_chunk_long,
+        "save-pair": job_save_pair, "load-pair": job_load_pair, "stream": job_stream}
 
 
 def run_worker(spec_json):
@@ -2059,9 +2111,54 @@ def trainer_ratios(size, copies, runs):
     return ratios
 
 
+def bench_pair(plan):
+    """GPT-2's vocab.json + merges.txt (issue 19): ours and Hugging Face's ByteLevelBPETokenizer load the same files."""
+    official = plan.settings["official"] and official_gpt2_present()
+    vocab, merges = os.path.join(plan.folder, "vocab.json"), os.path.join(plan.folder, "merges.txt")
+    title = "GPT-2's" if official else "our byte-level prose tokenizer's"
+    plan.setup({"job": "save-pair", "impl": "ours", "official": official, "vocab": vocab, "merges": merges,
+                "tokenizer": None if official else plan.tokenizer(PROSE, True)}, f"writing {title} vocab.json + merges.txt")
+    spec = {"job": "load-pair", "vocab": vocab, "merges": merges, "corpus": plan.corpora[PROSE]["path"]}
+    rows = compare(f"load {title} vocab.json + merges.txt", plan.impls(["hf"]),
+                   lambda impl: plan.measure(dict(spec, impl=impl)), "seconds")
+    rows[0].name = f"{label('ours')}, Tokenizer.load_vocab_merges"
+    if len(rows) > 1:
+        rows[1].name = "HF tokenizers, ByteLevelBPETokenizer(vocab, merges)"
+    mark_agreement(rows, "digest", "IDs")
+    ratios = [(f"load time of {title} vocab.json + merges.txt, ours / tokenizers", format_ratio(speed_ratio(*rows)))
+              ] if len(rows) > 1 else []
+    return rows, ratios
+
+
+def official_gpt2_present():
+    """Whether the official gpt2 files are on this machine (``Tokenizer.load_named`` finds them)."""
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+    from bpelab import official
+
+    return official.find_files(official.ENCODINGS["r50k_base"], []) is not None
+
+
+def bench_stream(plan):
+    """``encode_iterable`` over the prose file against ``encode`` of its whole text (issue 19): time and memory."""
+    prose = plan.corpora[PROSE]
+    spec = {"job": "stream", "corpus": prose["path"], "tokenizer": plan.tokenizer(PROSE, True)}
+    rows = compare(f"encode {corpus_title(prose)}, byte level, reading the file", ["ours", "ours-iterable"],
+                   lambda impl: plan.measure(dict(spec, impl=impl)), "seconds", prose["bytes"])
+    rows[0].name = f"{label('ours')}, encode(whole text)"
+    mark_agreement(rows, "digest", "IDs")
+    whole, streamed = rows
+    ratios = [("time of encode_iterable(open file) / encode(whole text)", format_ratio(speed_ratio(streamed, whole)))]
+    if whole.measurement.runs and streamed.measurement.runs:
+        ratios.append(("peak RSS of encode_iterable(open file) / encode(whole text)",
+                       format_ratio(peak_mb(streamed) / peak_mb(whole))))
+    return rows, ratios
+
+
 PHASES = {"train": bench_training, "encode": bench_encoding, "letters": bench_letters, "reference": bench_reference,
           "cl100k": bench_vocabularies, "long": bench_long_inputs, "datasets": bench_datasets, "cache": bench_cache,
-          "superbpe": bench_superbpe, "models": bench_models, "trainers": bench_trainers}
+          "superbpe": bench_superbpe, "models": bench_models, "trainers": bench_trainers, "pair": bench_pair,
+          "stream": bench_stream}
 """The phases in the order they run; ``--only`` picks some by name."""
 
 
