@@ -150,7 +150,7 @@ def real_texts():
     with open(os.path.join(DATA, "expected.json"), encoding="utf-8") as stream:
         texts = [case["text"] for case in json.load(stream)["cases"]]
     rng = random.Random(19)
-    texts += [random_text(rng, rng.randrange(1, 80)) for _ in range(250)]
+    texts += [random_text(rng, rng.randrange(1, 80)) for _ in range(150)]
     with open(os.path.join(os.path.dirname(DATA), "..", "..", "bpe.py"), encoding="utf-8") as stream:
         texts.append(stream.read())
     texts += ["<s>hi</s> <s>", "x ▁▁▁ y", " " * 32, " " * 40, " \t\t", "<mask>", "a  b", "\n\n\n x", "1> </2 > <",
@@ -179,10 +179,10 @@ class RealFileTests(unittest.TestCase):
 
     def test_the_same_ids_and_text_as_hugging_face(self):
         rng = random.Random(3)
-        letters = "".join(rng.choice("日本語のテキストab") for _ in range(20_000))  # no space: one chunk
-        words = " ".join("".join(rng.choice("abcdeéß€") for _ in range(rng.randrange(1, 9))) for _ in range(5_000))
+        letters = "".join(rng.choice("日本語のテキストab") for _ in range(10_000))  # no space: one chunk
+        words = " ".join("".join(rng.choice("abcdeéß€") for _ in range(rng.randrange(1, 9))) for _ in range(2_000))
         for name in ("llama2", "gemma3"):
-            for text in real_texts() + [letters, words, "🙂" * 3_000]:
+            for text in real_texts() + [letters, words, "🙂" * 500]:
                 with self.subTest(name=name, text=text[:30]):
                     ids = OURS[name].encode(text)
                     self.assertEqual(ids, THEIRS[name].encode(text, add_special_tokens=False).ids)

@@ -212,6 +212,7 @@ PRESETS = {
         "official": True,
         "superbpe": {"sizes": [8192, 32768], "fractions": [0.5, 0.75, 0.9]},
         "model_long": [100_000, 1_000_000],
+        "sentencepiece": SENTENCEPIECE_MODELS,
     },
     "quick": {
         "mb": 0.05,
@@ -226,6 +227,7 @@ PRESETS = {
         "official": False,
         "superbpe": {"sizes": [400], "fractions": [0.9]},
         "model_long": [1_000, 10_000],
+        "sentencepiece": (),  # (Gemma 3 alone would take the smoke run 20 s)
     },
 }
 
@@ -1880,7 +1882,7 @@ def bench_models(plan):
     """The open models' tokenizer.json files (issue 18): load, encode prose by lines, chunk long inputs."""
     rows, ratios = [], []
     prose = plan.corpora[PROSE]
-    for name in OPEN_MODELS + SENTENCEPIECE_MODELS:
+    for name in OPEN_MODELS + plan.settings["sentencepiece"]:
         path = os.path.join(MODELS, f"{name}.json")
         targeted = name not in SENTENCEPIECE_MODELS
         if not os.path.exists(path):
@@ -1994,7 +1996,7 @@ def parse_args(argv):
     settings = {name: getattr(args, name) for name in ("mb", "sizes", "byte_vocab", "repeat", "reference_kb")}
     settings = {name: preset[name] if value is None else value for name, value in settings.items()}
     settings.update(letters=preset["letters"], long=preset["long"], official=preset["official"], superbpe=preset["superbpe"],
-                    model_long=preset["model_long"],
+                    model_long=preset["model_long"], sentencepiece=preset["sentencepiece"],
                     peers=preset["peers"] and not args.no_peers, only=args.only or list(PHASES),
                     reference_mb=args.reference_mb, corpus=args.corpus, worker=args.worker, in_process=args.quick)
     if not settings["sizes"] or min(settings["sizes"]) < 2 or settings["repeat"] < 1 or settings["mb"] <= 0:
