@@ -43,6 +43,7 @@ from bpelab.dropout import check_dropout
 from bpelab.superbpe import check_span_counts, span_counts, trainer
 from bpelab.token_files import token_file_dtype
 from bpelab.vocabulary import GivenVocabulary
+from bpelab.sentencepiece import CharacterVocabulary
 from bpelab.training import OnMerge, Progress, check_chunk_counts, count_chunks, start_sequences, training_options
 
 __all__ = [
@@ -314,8 +315,8 @@ class Tokenizer:
         check_prefix_space(add_prefix_space, byte_level)
         self.history, self.ties = [], None
         if vocab is not None or pipeline is not None:  # the IDs are given, not rebuilt
-            self._given = GivenVocabulary(vocab, merges, pipeline, byte_level, alphabet, pattern, special_tokens,
-                                          add_prefix_space)
+            self._given = (GivenVocabulary if byte_level else CharacterVocabulary)(
+                vocab, merges, pipeline, byte_level, alphabet, pattern, special_tokens, add_prefix_space)
             self.__dict__.update(self._given.attributes())
             return self._prepare()
         pattern = DEFAULT_PATTERN[byte_level] if pattern is None else pattern
@@ -575,7 +576,8 @@ class Tokenizer:
         each byte of ``é``) gets the span of that whole character.
         """
         ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
-        spans = token_offsets(text, [len(self._decoded[token_id]) for token_id in ids], self.byte_level)
+        sizes = [len(self._decoded[token_id]) for token_id in ids]  # bytes, at the byte level or for a given vocab
+        spans = token_offsets(text, sizes, self.byte_level or self.pipeline is not None)
         return [(token_id, start, end) for token_id, (start, end) in zip(ids, spans)]
 
     def chunks(self, text: str) -> list[str]:
@@ -607,13 +609,15 @@ class Tokenizer:
         """
         skip = self.pipeline is not None if skip_special_tokens is None else skip_special_tokens
         check_flag(skip, "skip_special_tokens")
+        if self.pipeline is not None and not self.byte_level:  # its decoder's steps (bpelab.sentencepiece)
+            return self._given.decode(ids, skip)
         values = decoded_values(ids, self._decoded, self._specials.special_ids if skip else ())
         return b"".join(values).decode("utf-8", errors="replace") if self.byte_level else "".join(values)
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The exact bytes that token IDs stand for (special tokens as their UTF-8 text)."""
-        values = decoded_values(ids, self._decoded)
-        return b"".join(values) if self.byte_level else "".join(values).encode("utf-8")
+        values = decoded_values(ids, self._decoded)  # (an imported model's IDs decode to bytes, at either level)
+        return b"".join(values) if self.byte_level or self.pipeline is not None else "".join(values).encode("utf-8")
 
     def token_to_id(self, token: str) -> int:
         """The ID of an ordinary token (``tok.special_tokens`` holds the special ones' IDs)."""

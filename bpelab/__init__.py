@@ -23,6 +23,7 @@ to this map):
     counting              chunks counted for training, in worker processes
     formats               the lab's tokenizer files (formats 1, 2 and 3)
     format3               format 3: given vocabularies, ranked merges, pipelines
+    sentencepiece         an imported character-level model (SentencePiece's kind: Llama 2, Gemma 3), byte fallback
     vocabulary            an imported model's given IDs and ranked merges, encoded as Hugging Face does
     pipeline              the steps around BPE: normalizers, pre-tokenizers, decoders, templates
     added_tokens          Hugging Face's added tokens, matched as it matches them

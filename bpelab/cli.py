@@ -25,8 +25,9 @@ from bpelab.arguments import build_parser
 from bpelab import official, view
 from bpelab import widget as widget_page
 from bpelab.counting import count_in_workers
-from bpelab.display import (emitted_whole, first_merge_of, format_table, id_text, made_from, merges_one_at_a_time,
-                            render_colour, render_plain, token_spans, token_text, visible)
+from bpelab.display import (base_kind, chunk_ids, emitted_whole, first_merge_of, format_table, id_text, made_from,
+                            merges_one_at_a_time, pipeline_lines, render_colour, render_plain, token_spans, token_text,
+                            unknown_id, visible)
 from bpelab.ranked import reference_encode_leftmost
 from bpelab.messages import named, shown
 from bpelab.patterns import DEFAULT_PATTERN
@@ -174,10 +175,11 @@ def encode_text(tokenizer, text, allow_special, refusal="add --allow-special to 
         ids = tokenizer.encode(text, allowed_special="all" if allow_special else None, dropout=dropout, seed=seed)
     except SpecialTokenInText as error:
         raise CommandError(f"the text contains the special token {error.token!r}; {refusal}") from None
-    if note and not tokenizer.byte_level and 0 in ids:
-        unknown = ids.count(0)
+    unk = unknown_id(tokenizer)
+    if note and unk is not None and unk in ids:
+        unknown = ids.count(unk)
         print(f"{PROGRAM}: note: {unknown:,} character{'s' if unknown > 1 else ''} not in the tokenizer's "
-              f"alphabet became {UNK} (ID 0); a byte-level tokenizer (train --bytes) knows every character",
+              f"alphabet became {UNK} (ID {unk}); a byte-level tokenizer (train --bytes) knows every character",
               file=sys.stderr)
     return ids
 
@@ -202,7 +204,7 @@ def command_decode(args):
 def split_drawn(tokenizer, text, ids):
     """``text`` with the boundaries of its tokens ``ids`` drawn (in colour on a terminal), ending in a newline,
     and how many of them are unknown characters."""
-    unknown = [token_id == 0 and not tokenizer.byte_level for token_id in ids]
+    unknown = [token_id == unknown_id(tokenizer) for token_id in ids]
     render = render_colour if on_terminal(sys.stdout) else render_plain
     shown = render(token_spans(tokenizer, text, ids), unknown)
     return shown + ("" if shown.endswith("\n") else "\n"), sum(unknown)
@@ -327,7 +329,7 @@ def explain_chunk(tokenizer, chunk, title, replay):
             replay(steps[0][1], tokenizer.merge_rank, on_merge=on_merge)
         except EnoughSteps:
             stopped = True
-    ids = tokenizer.encode(chunk, disallowed_special=())
+    ids = chunk_ids(tokenizer, chunk)
     steps.append(("tokens", [tokenizer.vocab[token_id] for token_id in ids]))
     width = max(len(label) for label, _ in steps)
     lines = [title]
@@ -364,7 +366,7 @@ def command_inspect(args):
     """Print the pipeline in words (for an imported tokenizer), then the merged tokens by ID (the last ``--top N``
     only), then the special and added tokens."""
     tokenizer = load_tokenizer(args)
-    base = {tokenizer.ids[token] for token in tokenizer.alphabet} | ({0} if not tokenizer.byte_level else set())
+    base = {tokenizer.ids[token] for token in tokenizer.alphabet} | ({unknown_id(tokenizer)} - {None})
     merged = [token_id for token_id, token in enumerate(tokenizer.vocab) if token in tokenizer.ids
               and tokenizer.ids[token] == token_id and token_id not in base]
     if args.top is not None:
@@ -372,14 +374,14 @@ def command_inspect(args):
     added = sorted(set(range(len(tokenizer))) - set(tokenizer.ids.values()) - {i for i, t in enumerate(tokenizer.vocab)
                                                                              if t is None})
     first_merges = first_merge_of(tokenizer)
-    kind = "bytes" if tokenizer.byte_level else f"characters + {UNK}"
+    kind = base_kind(tokenizer)
     ids = f"IDs 0-{len(base) - 1}" if tokenizer.pipeline is None else f"of {len(tokenizer):,} IDs"
     OUT.write(f"{len(base):,} base tokens ({kind}), {ids}; {len(tokenizer.merges):,} merges"
               + (f" (making {len(first_merges):,} tokens)" if tokenizer.pipeline else "")
               + (f", the newest {len(merged):,} shown" if args.top is not None else "")
               + f"; {len(tokenizer.special_tokens):,} special tokens\n")
     if tokenizer.pipeline is not None:
-        OUT.write("".join(f"  {line}\n" for line in tokenizer.pipeline.describe()))
+        OUT.write("".join(f"  {line}\n" for line in pipeline_lines(tokenizer)))
     elif tokenizer.add_prefix_space:
         OUT.write("  a space is put before text that does not start with one (add_prefix_space)\n")
     rows = [("ID", "merge", "token", "made from")]

@@ -19,7 +19,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from bpelab.byte_level import replace_lone_surrogates
 from bpelab.checks import check_list, check_text
-from bpelab.display import token_texts
+from bpelab.display import token_texts, unknown_id
 
 RECORD_KEYS = ("tokenizer", "text", "ids", "pieces", "tokens", "bytes_per_token", "chars_per_token")
 """The keys of each record ``compare`` returns, in order (``bpe compare --json`` prints the records)."""
@@ -85,8 +85,8 @@ def language_costs(tokenizers):
     tokens, unknown = {}, {}
     for record in records:
         tokens[record["tokenizer"], record["text"]] = record["tokens"]
-        byte_level = tokenizers[record["tokenizer"]].byte_level
-        unknown[record["tokenizer"], record["text"]] = 0 if byte_level else record["ids"].count(0)
+        unk = unknown_id(tokenizers[record["tokenizer"]])
+        unknown[record["tokenizer"], record["text"]] = 0 if unk is None else record["ids"].count(unk)
     costs = []
     for label in tokenizers:
         english = sum(tokens[label, sentence] for sentence in table[0]["sentences"])

@@ -13,11 +13,14 @@ Merges are numbered as the lessons number them: merge 1 is the first (the
 API's ``merge_rank`` counts from 0).
 """
 
+import functools
 from itertools import accumulate
 
 from bpelab.byte_level import CHAR_TO_BYTE, display_to_bytes
 from bpelab.checks import UNK
-from bpelab.ranked import is_lab_ordered, rank_table
+from bpelab.messages import shown
+from bpelab.ranked import encode_ranked, is_lab_ordered, rank_table
+from bpelab.sentencepiece import SPACE_MARK, before_space_mark
 
 MARKS = {" ": "\N{OPEN BOX}", "\n": "\N{DOWNWARDS ARROW WITH CORNER LEFTWARDS}", "\t": "\N{RIGHTWARDS ARROW TO BAR}"}
 """How whitespace inside a token is drawn: ␣ for a space, ↵ for a newline, ⇥ for a tab."""
@@ -70,7 +73,7 @@ def token_spans(tokenizer, text, ids):
     and a byte of a character cut between tokens comes back as a lone
     surrogate (see ``is_cut_byte``).
     """
-    if tokenizer.byte_level:  # each token's own bytes: the text as encoded (normalized, with a prefix space...)
+    if decodes_bytes(tokenizer):  # each token's own bytes: the text as encoded (normalized, with a prefix space...)
         return [tokenizer.token_bytes(i).decode("utf-8", "surrogateescape") for i in ids]
     return _split_at(text, [len(tokenizer.decode([i])) for i in ids])
 
@@ -91,9 +94,18 @@ def _split_at(sequence, lengths):
     return [sequence[start:end] for start, end in zip([0] + ends, ends)]
 
 
+def decodes_bytes(tokenizer):
+    """Whether each token stands for bytes: at the byte level, and in an imported character-level model, whose byte
+    tokens (``<0xE2>``) stand for one byte each and whose ``▁`` stands for a space."""
+    return tokenizer.byte_level or tokenizer.pipeline is not None
+
+
 def token_text(tokenizer, token):
     """A vocabulary entry drawn by ``visible``: at the byte level, the text of its bytes, not its GPT-2 form
-    (a special token, or one with other characters, is its own text)."""
+    (a special token, or one with other characters, is its own text); in an imported character-level model, the
+    text it decodes to (``▁the`` as ``␣the``, the byte token ``<0xE2>`` as ``\\xe2``)."""
+    if tokenizer.pipeline is not None and not tokenizer.byte_level and token in tokenizer.ids:
+        return id_text(tokenizer, tokenizer.ids[token])
     if not tokenizer.byte_level or token in tokenizer.special_tokens and token not in tokenizer.ids \
             or not all(char in CHAR_TO_BYTE for char in token):
         return visible(token)
@@ -101,10 +113,43 @@ def token_text(tokenizer, token):
 
 
 def id_text(tokenizer, token_id):
-    """The token with this ID, drawn by ``visible``: the text it decodes to at the byte level."""
-    if tokenizer.byte_level:
+    """The token with this ID, drawn by ``visible``: the text it decodes to where tokens stand for bytes."""
+    if decodes_bytes(tokenizer):
         return visible(tokenizer.token_bytes(token_id).decode("utf-8", "surrogateescape"))
     return visible(tokenizer.vocab[token_id])
+
+
+def pipeline_lines(tokenizer):
+    """An imported tokenizer's pipeline in words (``Pipeline.describe``), and at the character level its safe cuts."""
+    lines = tokenizer.pipeline.describe()
+    if not tokenizer.byte_level:
+        before = before_space_mark(tokenizer.ids) - {SPACE_MARK} if SPACE_MARK in tokenizer.ids else None
+        if before is None or tokenizer.pipeline.ignore_merges:
+            why = "▁ is not a token" if before is None else "ignore_merges looks at whole chunks"
+            lines.append(f"safe cuts: none ({why}): each stretch between added tokens is one chunk")
+        else:
+            others = f" or {', '.join(map(shown, sorted(before)))}" if before else ""
+            lines.append(f"safe cuts: before each ▁ that follows a character other than ▁{others} (no token holds "
+                         "one there), so a long text is encoded a word at a time")
+    return lines
+
+
+def unknown_id(tokenizer):
+    """The ID of the unknown-character token (``<unk>``), or None where there is none (the byte level)."""
+    if tokenizer.pipeline is not None:
+        return tokenizer.ids.get(tokenizer.pipeline.model["unk_token"])
+    return None if tokenizer.byte_level else 0
+
+
+def base_kind(tokenizer):
+    """What the base tokens are, in a few words, for ``inspect``."""
+    if tokenizer.byte_level:
+        return "bytes"
+    if tokenizer.pipeline is None:
+        return f"characters + {UNK}"
+    model = tokenizer.pipeline.model
+    return "characters" + (" and <0xXX> byte tokens (byte_fallback)" if model["byte_fallback"] else "") + \
+        (f" + {model['unk_token']}" if model["unk_token"] is not None else "")
 
 
 PALETTE = ("\x1b[30;43m", "\x1b[30;46m", "\x1b[30;42m", "\x1b[30;45m", "\x1b[30;47m")
@@ -166,7 +211,15 @@ def made_from(tokenizer, token_id, first_merges=None):
     if rank is not None:
         left, right = tokenizer.merges[rank]
         return str(rank + 1), f"{token_text(tokenizer, left)} + {token_text(tokenizer, right)}"
+    if tokenizer.pipeline is not None and token_id in added_ids(tokenizer):
+        return "", "added"
     return "", "" if token in tokenizer.alphabet or token == UNK else "no merge"
+
+
+@functools.lru_cache(maxsize=2)
+def added_ids(tokenizer):
+    """The IDs of an imported tokenizer's added tokens (Gemma 3's 6,406 non-special ones are tokens of its model)."""
+    return frozenset(token.id for token in tokenizer.pipeline.added_tokens)
 
 
 def first_merge_of(tokenizer):
@@ -194,6 +247,23 @@ def emitted_whole(tokenizer, chunk):
     """
     return tokenizer.pipeline is not None and tokenizer.pipeline.ignore_merges \
         and "".join(tokenizer.start_tokens(chunk)) in tokenizer.ids
+
+
+def chunk_ids(tokenizer, chunk):
+    """The IDs ``encode`` gives ``chunk``, a chunk as ``tokenizer.chunks`` cuts it: already normalized, so an imported
+    character-level model does not normalize it again (Llama 2 would put a second ``▁`` first)."""
+    if tokenizer.pipeline is None or tokenizer.byte_level:
+        return tokenizer.encode(chunk, disallowed_special=())
+    if emitted_whole(tokenizer, chunk):
+        return [tokenizer.ids[chunk]]
+    bits = len(tokenizer.vocab).bit_length()
+    return encode_ranked([tokenizer.ids[token] for token in tokenizer.start_tokens(chunk)], ranks(tokenizer), bits)
+
+
+@functools.lru_cache(maxsize=2)
+def ranks(tokenizer):
+    """The ``ranked.rank_table`` of a tokenizer's merges, made once (a tokenizer's merges never change)."""
+    return rank_table(tokenizer.merges, tokenizer.ids, len(tokenizer.vocab).bit_length())
 
 
 MAX_TREE_NODES = 1000

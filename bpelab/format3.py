@@ -4,8 +4,10 @@
 ``load``) and comes here for this one. A format-3 body has exactly these keys, in this order, all required:
 
 - ``format_version``: 3;
-- ``level``: ``"bytes"`` (the only level format 3 holds yet);
-- ``vocab``: the model's tokens by ID, in GPT-2's display form, ``null`` for
+- ``level``: what a chunk starts as: ``"bytes"``, its UTF-8 bytes (Llama 3's
+  kind), or ``"characters"``, its characters (SentencePiece's kind: Llama 2,
+  Gemma 3; ``model`` says what becomes of one the vocabulary lacks);
+- ``vocab``: the model's tokens by ID (at the byte level in GPT-2's display form), ``null`` for
   an ID the model has no token for (a gap, or an added token's ID); the IDs
   are stored, not rebuilt;
 - ``merges``: the ranked merges, one flat list, ``[left, right, left,
@@ -15,10 +17,17 @@
   "lstrip", "rstrip", "single_word"}``, as Hugging Face has them;
 - ``normalizer``, ``pre_tokenizer``, ``decoder``: lists of steps in the
   lab's words (``bpelab.pipeline``), e.g. ``{"step": "NFC"}``, ``{"step":
-  "split", "pattern": {"regex": "..."}, "behavior": "isolated", "invert":
-  false}``, ``{"step": "prefix_space"}``, ``{"step": "bytes"}``;
+  "prepend", "text": "▁"}``, ``{"step": "replace", "old": " ", "new": "▁"}``,
+  ``{"step": "split", "pattern": {"regex": "..."}, "behavior": "isolated",
+  "invert": false}``, ``{"step": "prefix_space"}``; the decoder
+  ``[{"step": "bytes"}]`` at the byte level, else steps such as
+  ``{"step": "byte_fallback"}``, ``{"step": "fuse"}``, ``{"step": "strip",
+  "char": " ", "start": 1, "stop": 0}``, ``{"step": "metaspace",
+  "replacement": "▁", "prepend_scheme": "always"}``;
 - ``model``: ``{"ignore_merges", "byte_fallback", "unk_token", "fuse_unk"}``
-  (the last three for character-level models, not yet read);
+  (the last three, for the character level only, say what becomes of a
+  character the vocabulary lacks: its bytes as ``<0xXX>`` tokens, else the
+  unknown token, a run of them one with ``fuse_unk``);
 - ``post_processor``: ``null``, or a template ``{"single": ["<s>", "$A"],
   "pair": [...], "special_tokens": {"<s>": [1]}}``.
 
@@ -42,6 +51,9 @@ KEYS = ("format_version", "level", "vocab", "merges", "added_tokens", "normalize
         "decoder", "post_processor")
 """The keys of a format-3 body, in the order written."""
 
+LEVELS = ("bytes", "characters")
+"""What a format-3 model's chunks start as: UTF-8 bytes, or characters (SentencePiece's kind)."""
+
 PROBLEM = "unsupported tokenizer format 3"
 """How a refusal of a format-3 body that lacks or adds a key begins."""
 
@@ -57,7 +69,7 @@ def body(tokenizer):
     model_vocab = [None] * (max(tokenizer.ids.values()) + 1)
     for token, token_id in tokenizer.ids.items():
         model_vocab[token_id] = token
-    return {"format_version": 3, "level": "bytes", "vocab": model_vocab,
+    return {"format_version": 3, "level": "bytes" if tokenizer.byte_level else "characters", "vocab": model_vocab,
             "merges": [token for pair in tokenizer.merges for token in pair], **pipeline.to_json()}
 
 
@@ -81,16 +93,17 @@ def lab_pipeline(tokenizer):
 def arguments(data):
     """The arguments of ``bpe.Tokenizer`` a format-3 body describes; a body not matching format 3 is refused."""
     check_keys(data, KEYS, PROBLEM)
-    if data["level"] != "bytes":
-        raise ValueError(f"{PROBLEM}: 'level' is {shown(data['level'])}; format 3 holds byte-level models "
-                         "('bytes') only so far")
+    if data["level"] not in LEVELS:
+        raise ValueError(f"{PROBLEM}: 'level' is {shown(data['level'])}; it must be one of {', '.join(LEVELS)}")
     flat = data["merges"]
     check_list(flat, "merges", "tokens, two per merge (left, right, left, right, ...)")
     if len(flat) % 2 or not set(map(type, flat)) <= {str}:
         raise ValueError(f"merges must be a flat list of tokens, two per merge (left, right, ...), not "
                          f"{len(flat):,} items" + ("" if len(flat) % 2 else " that are not all strings"))
     merges = list(zip(flat[0::2], flat[1::2]))
-    return given_or_lab_arguments(data["vocab"], merges, Pipeline(**{key: data[key] for key in KEYS[4:]}))
+    pipeline = Pipeline(**{key: data[key] for key in KEYS[4:]})
+    pipeline.check_level(data["level"] == "bytes")
+    return given_or_lab_arguments(data["vocab"], merges, pipeline)
 
 
 def given_or_lab_arguments(vocab, merges, pipeline):
@@ -103,6 +116,8 @@ def given_or_lab_arguments(vocab, merges, pipeline):
     whitespace. Such a tokenizer follows the lab's rules for special tokens.
     """
     check_list(vocab, "vocab", "tokens by ID (strings, or None for an unused ID)")
+    if not pipeline.byte_level:
+        return {"alphabet": None, "merges": merges, "byte_level": False, "vocab": vocab, "pipeline": pipeline}
     if not says_lab_kind(vocab, merges, pipeline):
         return {"alphabet": None, "merges": merges, "byte_level": True, "vocab": vocab, "pipeline": pipeline}
     return {"alphabet": vocab[:256], "merges": merges, "byte_level": True, "pattern": pipeline.pattern,

@@ -65,21 +65,35 @@ def normalizer_steps(normalizer):
     """The lab's normalizer steps for a tokenizer.json ``normalizer``."""
     steps = []
     for step in flattened(normalizer, "normalizer", "normalizers"):
-        if typed(step, "", "normalizer") not in UNICODE_FORMS:
-            raise ValueError(f"normalizer {shown(step['type'])} is not supported (supported: "
-                             f"{', '.join(UNICODE_FORMS)} and Sequence)")
-        steps.append({"step": step["type"]})
+        kind = typed(step, "", "normalizer")
+        if kind == "Prepend" and isinstance(step.get("prepend"), str) and step["prepend"]:
+            steps.append({"step": "prepend", "text": step["prepend"]})
+        elif kind == "Replace":
+            steps.append(dict(replaced(step, "normalizer"), step="replace"))
+        elif kind in UNICODE_FORMS:
+            steps.append({"step": kind})
+        else:
+            raise ValueError(f"normalizer {shown(kind)} is not supported (supported: {', '.join(UNICODE_FORMS)}, "
+                             "Prepend, Replace of a string, and Sequence)")
     return steps
 
 
-def pre_tokenizer_steps(pre_tokenizer):
-    """The lab's pre-tokenizer steps for a tokenizer.json ``pre_tokenizer``, which must end with ByteLevel."""
+def replaced(step, name):
+    """A Replace step's ``{"old", "new"}``: a literal text, replaced as ``str.replace`` does."""
+    pattern, content = step.get("pattern"), step.get("content")
+    if not isinstance(pattern, dict) or list(pattern) != ["String"] or not isinstance(pattern["String"], str) \
+            or not pattern["String"] or not isinstance(content, str):
+        raise ValueError(f"{name} Replace {shown(step)} is not supported: only a Replace of a string "
+                         "({'String': text}) by a string")
+    return {"old": pattern["String"], "new": content}
+
+
+def pre_tokenizer_steps(pre_tokenizer, byte_level=True):
+    """The lab's pre-tokenizer steps for a tokenizer.json ``pre_tokenizer``, which ends with ByteLevel at the byte
+    level and has none at the character level."""
     given = flattened(pre_tokenizer, "pre_tokenizer", "pretokenizers")
     kinds = [typed(step, "", "pre_tokenizer") for step in given]
-    if "ByteLevel" not in kinds:
-        raise ValueError(f"pre_tokenizer {shown(pre_tokenizer)} has no ByteLevel step: only byte-level BPE models "
-                         "are supported")
-    if kinds.index("ByteLevel") != len(kinds) - 1:
+    if byte_level and kinds.index("ByteLevel") != len(kinds) - 1:
         raise ValueError("ByteLevel must be the pre_tokenizer's last step (later steps would see its byte "
                          "characters); unsupported")
     steps = []
@@ -120,12 +134,32 @@ def split_step(step):
             "behavior": BEHAVIOR_NAMES[behavior], "invert": invert}
 
 
-def decoder_steps(decoder):
-    """The lab's decoder steps: a byte-level model decodes with ByteLevel."""
+def decoder_steps(decoder, byte_level=True):
+    """The lab's decoder steps: a byte-level model decodes with ByteLevel, a character-level one with Replace,
+    ByteFallback, Fuse, Strip and Metaspace steps."""
     steps = flattened(decoder, "decoder", "decoders")
-    if [typed(step, "", "decoder") for step in steps] != ["ByteLevel"]:
-        raise ValueError(f"decoder {shown(decoder)} is not supported: a byte-level model decodes with ByteLevel")
-    return [{"step": "bytes"}]
+    kinds = [typed(step, "", "decoder") for step in steps]
+    if byte_level:
+        if kinds != ["ByteLevel"]:
+            raise ValueError(f"decoder {shown(decoder)} is not supported: a byte-level model decodes with ByteLevel")
+        return [{"step": "bytes"}]
+    if not steps:
+        raise ValueError("decoder is null: Hugging Face would join the tokens with spaces; unsupported")
+    found = []
+    for step, kind in zip(steps, kinds):
+        if kind == "Replace":
+            found.append(dict(replaced(step, "decoder"), step="replace"))
+        elif kind in ("ByteFallback", "Fuse"):
+            found.append({"step": {"ByteFallback": "byte_fallback", "Fuse": "fuse"}[kind]})
+        elif kind == "Strip" and set(step) == {"type", "content", "start", "stop"}:
+            found.append({"step": "strip", "char": step["content"], "start": step["start"], "stop": step["stop"]})
+        elif kind == "Metaspace" and isinstance(step.get("split", True), bool):
+            found.append({"step": "metaspace", "replacement": step.get("replacement"),
+                          "prepend_scheme": step.get("prepend_scheme")})
+        else:
+            raise ValueError(f"decoder {shown(kind)} is not supported at the character level (supported: Replace, "
+                             "ByteFallback, Fuse, Strip, Metaspace, Sequence)")
+    return found
 
 
 def template(post_processor):
@@ -165,8 +199,9 @@ def template_specials(specials):
     return {name: value.get("ids") for name, value in specials.items()}
 
 
-def model_parts(model):
-    """``(vocab by ID, merges as pairs, options)`` of a tokenizer.json BPE model."""
+def model_parts(model, byte_level=True):
+    """``(vocab by ID, merges as pairs, options)`` of a tokenizer.json BPE model (at the byte level, the options for
+    characters the vocabulary lacks are left out)."""
     if not isinstance(model, dict) or model.get("type", "BPE") != "BPE":
         raise ValueError(f"model type {shown(model.get('type') if isinstance(model, dict) else model)} is not "
                          "supported: only BPE models can be imported")
@@ -191,12 +226,17 @@ def model_parts(model):
     kinds = set(map(type, merges))
     pairs = [merge.split(" ") for merge in merges] if kinds == {str} else merges if kinds <= {list} else \
         [merge.split(" ") if isinstance(merge, str) else merge for merge in merges]
-    ignore_merges = model.get("ignore_merges", False)
-    if not isinstance(ignore_merges, bool):
-        raise ValueError(f"the model's ignore_merges is {shown(ignore_merges)}; it must be true or false")
-    # unk_token, byte_fallback and fuse_unk act on characters missing from the vocabulary, which at the byte
-    # level (all 256 byte tokens present: bpelab.vocabulary checks it) never happens.
-    return listed, pairs, dict(MODEL_OPTIONS, ignore_merges=ignore_merges)
+    options = {option: model.get(option, MODEL_OPTIONS[option]) for option in MODEL_OPTIONS}
+    options = {option: MODEL_OPTIONS[option] if value is None else value for option, value in options.items()}
+    for option, value in options.items():
+        if not (value is None or isinstance(value, str) if option == "unk_token" else isinstance(value, bool)):
+            raise ValueError(f"the model's {option} is {shown(value)}; it must be "
+                             + ("null or a token" if option == "unk_token" else "true or false"))
+    if byte_level:
+        # unk_token, byte_fallback and fuse_unk act on characters missing from the vocabulary, which at the byte
+        # level (all 256 byte tokens present: bpelab.vocabulary checks it) never happens.
+        options.update(byte_fallback=False, unk_token=None, fuse_unk=False)
+    return listed, pairs, options
 
 
 def added_tokens(items, vocab):
@@ -222,21 +262,53 @@ def added_tokens(items, vocab):
     return found
 
 
+def has_byte_level(pre_tokenizer):
+    """Whether a pre-tokenizer has a ``ByteLevel`` step (a byte-level model; the step must come last)."""
+    if isinstance(pre_tokenizer, dict) and pre_tokenizer.get("type") == "Sequence" \
+            and isinstance(pre_tokenizer.get("pretokenizers"), list):
+        return any(map(has_byte_level, pre_tokenizer["pretokenizers"]))
+    return isinstance(pre_tokenizer, dict) and pre_tokenizer.get("type") == "ByteLevel"
+
+
 def read_pipeline(data):
-    """``(vocab, merges, Pipeline)`` of a tokenizer.json body of a byte-level BPE model; refusals name what is not."""
+    """``(vocab, merges, Pipeline)`` of a tokenizer.json body of a BPE model: byte-level if its pre-tokenizer has a
+    ByteLevel step, else character-level (``pipeline.byte_level`` says which); refusals name what is not supported."""
     for option in ("truncation", "padding"):
         if data.get(option) is not None:
             raise ValueError(f"{option} is {shown(data.get(option))}; it changes the IDs encode gives: unsupported")
-    vocab, merges, model = model_parts(data.get("model"))
+    byte_level = has_byte_level(data.get("pre_tokenizer"))
+    vocab, merges, model = model_parts(data.get("model"), byte_level)
     pipeline = Pipeline(added_tokens=added_tokens(data.get("added_tokens", []), data["model"]["vocab"]),
                         normalizer=normalizer_steps(data.get("normalizer")),
-                        pre_tokenizer=pre_tokenizer_steps(data.get("pre_tokenizer")), model=model,
-                        decoder=decoder_steps(data.get("decoder")), post_processor=template(data.get("post_processor")))
+                        pre_tokenizer=pre_tokenizer_steps(data.get("pre_tokenizer"), byte_level), model=model,
+                        decoder=decoder_steps(data.get("decoder"), byte_level),
+                        post_processor=template(data.get("post_processor")))
     return vocab, merges, pipeline
 
 
-def written_step(step):
-    """A pre-tokenizer step as tokenizer.json writes it."""
+def sequence(steps, key):
+    """Steps as tokenizer.json writes them: none as null, else a Sequence."""
+    return {"type": "Sequence", key: steps} if steps else None
+
+
+WRITTEN_STEPS = {"fuse": "Fuse", "byte_fallback": "ByteFallback", **{form: form for form in UNICODE_FORMS}}
+"""The steps without options, by their tokenizer.json type."""
+
+
+def written_step(step, kind="pre_tokenizer"):
+    """A normalizer, pre-tokenizer or decoder step as tokenizer.json writes it."""
+    if kind != "pre_tokenizer":
+        name = step["step"]
+        if name in WRITTEN_STEPS:
+            return {"type": WRITTEN_STEPS[name]}
+        if name == "prepend":
+            return {"type": "Prepend", "prepend": step["text"]}
+        if name == "replace":
+            return {"type": "Replace", "pattern": {"String": step["old"]}, "content": step["new"]}
+        if name == "strip":
+            return {"type": "Strip", "content": step["char"], "start": step["start"], "stop": step["stop"]}
+        return {"type": "Metaspace", "replacement": step["replacement"], "prepend_scheme": step["prepend_scheme"],
+                "split": False}
     if step["step"] == "prefix_space":
         return dict(PREFIX_SPACE)
     if step["step"] == "digits":
@@ -254,13 +326,15 @@ def written_pipeline(pipeline, vocab):
     ``vocab`` (every token by ID) names the tokens of the template's IDs.
     """
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
-    normalizers = [{"type": step["step"]} for step in pipeline.normalizer]
+    normalizers = [written_step(step, "normalizer") for step in pipeline.normalizer]
+    pre_tokenizers = [written_step(step) for step in pipeline.pre_tokenizer] + ([byte_level] if pipeline.byte_level
+                                                                               else [])
     parts = {
-        "normalizer": None if not normalizers else normalizers[0] if len(normalizers) == 1 else
-        {"type": "Sequence", "normalizers": normalizers},
-        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [*map(written_step, pipeline.pre_tokenizer), byte_level]},
+        "normalizer": sequence(normalizers, "normalizers"),
+        "pre_tokenizer": sequence(pre_tokenizers, "pretokenizers"),
         "post_processor": None,
-        "decoder": byte_level,
+        "decoder": byte_level if pipeline.byte_level else sequence([written_step(step, "decoder")
+                                                                    for step in pipeline.decoder], "decoders"),
     }
     if pipeline.post_processor is not None:
         parts["post_processor"] = {"type": "TemplateProcessing", **{

@@ -27,7 +27,7 @@ from typing import Optional
 from bpelab.checks import REPLACEMENT_CHARACTER, UNK
 from bpelab.files import PathLike, parse_json, read_json, write_text_atomic
 from bpelab.format3 import given_or_lab_arguments
-from bpelab.hf_pipeline import PREFIX_SPACE, read_pipeline, written_pipeline
+from bpelab.hf_pipeline import PREFIX_SPACE, has_byte_level, read_pipeline, written_pipeline
 from bpelab.messages import named, shown
 from bpelab.patterns import PATTERNS, pattern_source
 
@@ -41,19 +41,21 @@ def to_huggingface(tokenizer) -> dict:
         parts = written_pipeline(tokenizer.pipeline, tokenizer.vocab)
         added = [dict(token._asdict()) for token in tokenizer.pipeline.added_tokens]
         vocab = {token: token_id for token, token_id in tokenizer.ids.items()}
+        model = {option: tokenizer.pipeline.model[option] for option in ("unk_token", "fuse_unk", "byte_fallback")}
     else:
         parts = lab_pipeline(tokenizer)
         added = [{"id": token_id, "content": text, "special": True, "normalized": False, "lstrip": False,
                   "rstrip": False, "single_word": False} for text, token_id in tokenizer.special_tokens.items()]
         vocab = dict(tokenizer.ids)
+        model = {"unk_token": None if tokenizer.byte_level else UNK, "fuse_unk": False, "byte_fallback": False}
     return {
         "version": "1.0", "truncation": None, "padding": None,
         "added_tokens": [{"id": token.pop("id"), "content": token.pop("content"), **token} for token in added],
         "normalizer": parts["normalizer"], "pre_tokenizer": parts["pre_tokenizer"],
         "post_processor": parts["post_processor"], "decoder": parts["decoder"],
         "model": {
-            "type": "BPE", "dropout": None, "unk_token": None if tokenizer.byte_level else UNK,
-            "continuing_subword_prefix": None, "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
+            "type": "BPE", "dropout": None, "unk_token": model["unk_token"], "continuing_subword_prefix": None,
+            "end_of_word_suffix": None, "fuse_unk": model["fuse_unk"], "byte_fallback": model["byte_fallback"],
             "ignore_merges": tokenizer.pipeline is not None and tokenizer.pipeline.ignore_merges,
             "vocab": vocab, "merges": [[left, right] for left, right in tokenizer.merges],
         },
@@ -62,8 +64,7 @@ def to_huggingface(tokenizer) -> dict:
 
 def lab_pipeline(tokenizer):
     """The Hugging Face steps of the lab's kind of tokenizer: a prefix space if asked, its pattern, the byte level."""
-    split = {"type": "Split", "pattern": {"Regex": pattern_source(tokenizer.pattern, "oniguruma")},
-             "behavior": "Isolated", "invert": False}
+    split = lab_split(tokenizer.pattern)
     if tokenizer.byte_level:
         steps = ([dict(PREFIX_SPACE)] if tokenizer.add_prefix_space else []) + [split, dict(BYTE_LEVEL)]
         return {"normalizer": None, "pre_tokenizer": {"type": "Sequence", "pretokenizers": steps},
@@ -91,18 +92,23 @@ def from_huggingface_body(cls, data):
     """The tokenizer a Hugging Face body describes, if it is one we can give the same IDs as."""
     if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
         raise ValueError("not a Hugging Face tokenizer.json: no 'model' object")
-    if not has_byte_level(data.get("pre_tokenizer")):
+    if is_lab_character_level(data):
         return character_level(cls, data)
     vocab, merges, pipeline = read_pipeline(data)
     return cls(**given_or_lab_arguments(vocab, merges, pipeline))
 
 
-def has_byte_level(pre_tokenizer):
-    """Whether a pre-tokenizer has a ``ByteLevel`` step (a byte-level model; the step must come last)."""
-    if isinstance(pre_tokenizer, dict) and pre_tokenizer.get("type") == "Sequence" \
-            and isinstance(pre_tokenizer.get("pretokenizers"), list):
-        return any(map(has_byte_level, pre_tokenizer["pretokenizers"]))
-    return isinstance(pre_tokenizer, dict) and pre_tokenizer.get("type") == "ByteLevel"
+def is_lab_character_level(data):
+    """Whether a body is a character-level file as the lab writes one: one of our patterns as a Split, ``<unk>``."""
+    return not has_byte_level(data.get("pre_tokenizer")) and data["model"].get("unk_token") == UNK \
+        and not data["model"].get("byte_fallback") and any(data.get("pre_tokenizer") == lab_split(name)
+                                                           for name in PATTERNS)
+
+
+def lab_split(pattern):
+    """The Split step that cuts text by one of the lab's patterns."""
+    return {"type": "Split", "pattern": {"Regex": pattern_source(pattern, "oniguruma")}, "behavior": "Isolated",
+            "invert": False}
 
 
 def character_level(cls, data):
@@ -111,12 +117,7 @@ def character_level(cls, data):
     if model.get("type") != "BPE":
         raise ValueError(f"model type {shown(model.get('type'))} is not supported: only BPE models can be imported")
     pre_tokenizer = data.get("pre_tokenizer")
-    pattern = next((name for name in PATTERNS if pre_tokenizer == {
-        "type": "Split", "pattern": {"Regex": pattern_source(name, "oniguruma")}, "behavior": "Isolated",
-        "invert": False}), None)
-    if pattern is None:
-        raise ValueError(f"pre_tokenizer {shown(pre_tokenizer)} is not supported: a byte-level model ends with "
-                         "ByteLevel, and at the character level only the Split patterns this module writes are read")
+    pattern = next(name for name in PATTERNS if pre_tokenizer == lab_split(name))
     for option, harmless in [("dropout", (None, 0, 0.0)), ("continuing_subword_prefix", (None, "")),
                              ("end_of_word_suffix", (None, "")), ("byte_fallback", (None, False)),
                              ("ignore_merges", (None, False))]:

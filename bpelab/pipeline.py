@@ -60,18 +60,27 @@ NUMBERS_REGEX = "\\p{N}"
 """What the ``digits`` step sets apart: Rust's ``char::is_numeric``, the general categories Nd, Nl and No."""
 
 STEP_KEYS = {
-    "normalizer": {form: () for form in UNICODE_FORMS},
+    "normalizer": {**{form: () for form in UNICODE_FORMS}, "prepend": ("text",), "replace": ("old", "new")},
     "pre_tokenizer": {"split": ("pattern", "behavior", "invert"), "digits": ("individual",), "prefix_space": ()},
-    "decoder": {"bytes": ()},
+    "decoder": {"bytes": (), "replace": ("old", "new"), "byte_fallback": (), "fuse": (), "strip": ("char", "start", "stop"),
+                "metaspace": ("replacement", "prepend_scheme")},
 }
 """Each kind of step, by its name, with the keys it needs besides ``step``."""
+
+TEXT_KEYS = {"text": "a non-empty text", "old": "a non-empty text", "new": "a text", "char": "one character",
+             "replacement": "one character"}
+"""The keys of steps that hold text, and what each must be."""
+
+PREPEND_SCHEMES = ("always", "first", "never")
+"""When Hugging Face's Metaspace puts its replacement character first (its decoder then drops it from the first token)."""
 
 MODEL_OPTIONS = {"ignore_merges": False, "byte_fallback": False, "unk_token": None, "fuse_unk": False}
 """The model's options in a format-3 file, with the values of the lab's own tokenizers."""
 
-UNSUPPORTED_OPTIONS = {"byte_fallback": "unknown characters as <0xXX> byte tokens",
-                       "unk_token": "an unknown-character token", "fuse_unk": "unknown characters fused"}
-"""Model options for character-level models (SentencePiece's kind), which the byte level never uses."""
+CHARACTER_OPTIONS = {"byte_fallback": "unknown characters as <0xXX> byte tokens",
+                     "unk_token": "an unknown-character token", "fuse_unk": "unknown characters fused"}
+"""Model options for character-level models (SentencePiece's kind): what becomes of a character the vocabulary
+lacks. The byte level never uses them."""
 
 
 def normalize(form, text):
@@ -115,7 +124,23 @@ def check_steps(steps, kind):
             check_split(step)
         if name == "digits" and not isinstance(step["individual"], bool):
             raise ValueError(f"digits step {position}: 'individual' must be true or false")
+        check_step_values(step, f"{kind} step {position} ({name})")
     return [dict(step) for step in steps]
+
+
+def check_step_values(step, where):
+    """Refuse a step whose texts, counts or prepend scheme are not what its kind needs."""
+    for key, meaning in TEXT_KEYS.items():
+        value = step.get(key, "")
+        if key in step and not (isinstance(value, str) and (key == "new" or value) and
+                                (len(value) == 1 or meaning != "one character")):
+            raise ValueError(f"{where}: {key!r} is {shown(value)}; it must be {meaning}")
+    for key in ("start", "stop"):
+        if key in step and (type(step[key]) is not int or step[key] < 0):
+            raise ValueError(f"{where}: {key!r} is {shown(step[key])}; it must be a count (an int from 0)")
+    if "prepend_scheme" in step and step["prepend_scheme"] not in PREPEND_SCHEMES:
+        raise ValueError(f"{where}: 'prepend_scheme' is {shown(step['prepend_scheme'])}; it must be one of "
+                         f"{', '.join(PREPEND_SCHEMES)}")
 
 
 def check_split(step):
@@ -268,8 +293,9 @@ class Pipeline:
         self.pre_tokenizer = check_steps(pre_tokenizer, "pre_tokenizer")
         self.model = check_model(MODEL_OPTIONS if model is None else model)
         self.decoder = check_steps(decoder, "decoder")
-        if self.decoder != [{"step": "bytes"}]:
-            raise ValueError(f"decoder is {shown(self.decoder)}; a byte-level model decodes with [{{'step': 'bytes'}}]")
+        if {"step": "bytes"} in self.decoder and self.decoder != [{"step": "bytes"}]:
+            raise ValueError(f"decoder is {shown(self.decoder)}; a byte-level model decodes with [{{'step': 'bytes'}}] "
+                             "alone")
         self.post_processor = check_template(post_processor)
 
     def __repr__(self):
@@ -277,6 +303,23 @@ class Pipeline:
 
     def __eq__(self, other):
         return isinstance(other, Pipeline) and self.to_json() == other.to_json()
+
+    @property
+    def byte_level(self):
+        """Whether the model works on UTF-8 bytes (its decoder is ``bytes``), not on characters."""
+        return self.decoder == [{"step": "bytes"}]
+
+    def check_level(self, byte_level):
+        """Refuse this pipeline for a model at the other level: its decoder and model options must fit ``byte_level``."""
+        if byte_level and not self.byte_level:
+            raise ValueError(f"decoder is {shown(self.decoder)}; a byte-level model decodes with [{{'step': 'bytes'}}]")
+        if not byte_level and self.byte_level:
+            raise ValueError("decoder is [{'step': 'bytes'}], which is for byte-level models; a character-level one "
+                             "decodes with steps such as replace, byte_fallback, fuse and strip")
+        for option, meaning in CHARACTER_OPTIONS.items():
+            if byte_level and self.model[option] != MODEL_OPTIONS[option]:
+                raise ValueError(f"model {option} is {shown(self.model[option])} ({meaning}); the byte level never "
+                                 "needs it: only a character-level model may set it")
 
     @property
     def ignore_merges(self):
@@ -298,9 +341,15 @@ class Pipeline:
         return self.pre_tokenizer[:1] == [{"step": "prefix_space"}]
 
     def normalize(self, text):
-        """``text`` through the normalizer's steps, in order."""
+        """``text`` through the normalizer's steps, in order (``prepend`` adds its text to a non-empty text only)."""
         for step in self.normalizer:
-            text = normalize(step["step"], text)
+            name = step["step"]
+            if name == "prepend":
+                text = step["text"] + text if text else text
+            elif name == "replace":
+                text = text.replace(step["old"], step["new"])
+            else:
+                text = normalize(name, text)
         return text
 
     def matcher(self):
@@ -310,6 +359,8 @@ class Pipeline:
     def cutter(self):
         """A function from normalized text to its chunks: the pre-tokenizer's steps, each on every piece."""
         cutters = [step_cutter(step) for step in self.pre_tokenizer]
+        if not cutters:
+            return lambda text: [text] if text else []
         if len(cutters) == 1:
             return cutters[0]
 
@@ -341,12 +392,15 @@ class Pipeline:
 
     def describe(self):
         """The pipeline in words, a line per part, for ``bpe inspect``."""
-        lines = [f"normalizer: {', then '.join(step['step'] for step in self.normalizer) or 'none'}",
+        lines = [f"normalizer: {', then '.join(map(step_words, self.normalizer)) or 'none'}",
                  "pre-tokenizer: " + ("; then ".join(map(step_words, self.pre_tokenizer)) or "none (a text is one chunk)")
-                 + "; then the UTF-8 bytes"]
+                 + ("; then the UTF-8 bytes" if self.byte_level else "; then its characters")]
         options = [option for option, default in MODEL_OPTIONS.items() if self.model[option] != default]
         lines.append("model: BPE" + (f", with {', '.join(options)}" if options else "")
                      + (" (a chunk that is a token is that token)" if self.ignore_merges else ""))
+        if not self.byte_level:
+            lines.append(f"  a character the vocabulary lacks: {unknown_words(self.model)}")
+            lines.append(f"decoder: {', then '.join(map(step_words, self.decoder)) or 'none'}")
         lines += added_token_lines(self.added_tokens)
         if self.post_processor is None:
             lines.append("post-processor: none")
@@ -356,10 +410,36 @@ class Pipeline:
         return lines
 
 
+def unknown_words(model):
+    """What a character-level model makes of a character its vocabulary lacks, in words."""
+    unk = "nothing: it is dropped" if model["unk_token"] is None else f"the token {shown(model['unk_token'])}" + (
+        " (a run of them one)" if model["fuse_unk"] else "")
+    return f"its UTF-8 bytes as <0xXX> tokens (byte_fallback), or if one is missing {unk}" if model["byte_fallback"] \
+        else unk
+
+
+STEP_WORDS = {"prefix_space": "a space before each piece that does not start with one", "byte_fallback":
+              "runs of <0xXX> tokens as UTF-8 (each byte of an invalid run a U+FFFD)", "fuse": "all joined",
+              "bytes": "the bytes of the tokens as UTF-8 (U+FFFD where invalid)"}
+"""The steps said in the same words whatever their keys."""
+
+
 def step_words(step):
-    """A pre-tokenizer step in words."""
-    if step["step"] == "prefix_space":
-        return "a space before each piece that does not start with one"
+    """A normalizer, pre-tokenizer or decoder step in words."""
+    name = step["step"]
+    if name in STEP_WORDS:
+        return STEP_WORDS[name]
+    if name in UNICODE_FORMS:
+        return name
+    if name == "prepend":
+        return f"{shown(step['text'])} put first"
+    if name == "replace":
+        return f"{shown(step['old'])} replaced by {shown(step['new'])}"
+    if name == "strip":
+        return f"up to {step['start']} {shown(step['char'])} stripped at the start, {step['stop']} at the end"
+    if name == "metaspace":
+        return f"{shown(step['replacement'])} as a space" + (
+            "" if step["prepend_scheme"] == "never" else ", dropped from the first token")
     if step["step"] == "digits":
         return "numbers apart, " + ("each alone" if step["individual"] else "in runs")
     (kind, text), = step["pattern"].items()
@@ -374,13 +454,12 @@ CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def check_model(model):
-    """Refuse model options that are not exactly ``MODEL_OPTIONS``' keys, well typed, supported at the byte level."""
+    """Refuse model options that are not exactly ``MODEL_OPTIONS``' keys, well typed."""
     if not isinstance(model, dict) or sorted(model) != sorted(MODEL_OPTIONS):
         raise ValueError(f"model is {shown(model)}; it must be an object with {', '.join(MODEL_OPTIONS)}")
-    if not isinstance(model["ignore_merges"], bool):
-        raise ValueError(f"model ignore_merges must be true or false, not {shown(model['ignore_merges'])}")
-    for option, meaning in UNSUPPORTED_OPTIONS.items():
-        if model[option] != MODEL_OPTIONS[option]:
-            raise ValueError(f"model {option} is {shown(model[option])} ({meaning}); the byte level never needs it, "
-                             "and character-level models are not yet supported")
+    for option in ("ignore_merges", "byte_fallback", "fuse_unk"):
+        if not isinstance(model[option], bool):
+            raise ValueError(f"model {option} must be true or false, not {shown(model[option])}")
+    if model["unk_token"] is not None and not (isinstance(model["unk_token"], str) and model["unk_token"]):
+        raise ValueError(f"model unk_token must be null or a token, not {shown(model['unk_token'])}")
     return {option: model[option] for option in MODEL_OPTIONS}

@@ -46,26 +46,29 @@ class GivenVocabulary:
         if not isinstance(pipeline, Pipeline):
             raise TypeError(f"a tokenizer with a given vocab needs a pipeline (bpelab.pipeline.Pipeline), "
                             f"not {type(pipeline).__name__}")
-        if not byte_level:
-            raise ValueError("a given vocab is supported at the byte level only (byte_level=True)")
         if alphabet is not None or pattern is not None or special_tokens or add_prefix_space:
             raise ValueError("with a given vocab, the alphabet, pattern, special tokens and prefix space come from "
                              "the vocab and the pipeline: leave alphabet, pattern, special_tokens and "
                              "add_prefix_space unset")
         self.pipeline = pipeline
+        pipeline.check_level(byte_level)
         self.ordinary = check_vocab(vocab)
         self.ids = token_ids(self.ordinary)
-        missing = [char for char in BYTE_TO_CHAR if char not in self.ids]
-        if missing:
-            raise ValueError(f"a byte-level vocab needs all 256 byte tokens; {shown(missing[0])} "
-                             f"(byte {CHAR_TO_BYTE[missing[0]]}) is missing")
-        self.byte_ids = [self.ids[char] for char in BYTE_TO_CHAR]
+        self.find_base()
         self.vocab = with_added_tokens(self.ordinary, self.ids, pipeline.added_tokens)
         self.id_bits = max(len(self.vocab), 2).bit_length()
         with collector_paused():
             self.table = merge_table(merges, self.ids, self.id_bits)
         self.merges = [(left, right) for left, right in merges]
         self.special_tokens = {token.content: token.id for token in pipeline.added_tokens if token.special}
+
+    def find_base(self):
+        """Check the base tokens and note their IDs: at the byte level, all 256 bytes."""
+        missing = [char for char in BYTE_TO_CHAR if char not in self.ids]
+        if missing:
+            raise ValueError(f"a byte-level vocab needs all 256 byte tokens; {shown(missing[0])} "
+                             f"(byte {CHAR_TO_BYTE[missing[0]]}) is missing")
+        self.byte_ids = [self.ids[char] for char in BYTE_TO_CHAR]
 
     def attributes(self):
         """The public attributes of the ``bpe.Tokenizer`` this vocabulary makes."""
@@ -82,13 +85,7 @@ class GivenVocabulary:
         IDs before any merge, and the blocks of a text: the whole text (the
         safe cuts of a pipeline are not known).
         """
-        table, id_bits = self.table, self.id_bits
-        if is_lab_ordered(table, id_bits):
-            mask = (1 << id_bits) - 1
-            merged_id = {pair: entry & mask for pair, entry in table.items()}
-            self.merge = lambda ids: encode_chunk(ids, merged_id)
-        else:
-            self.merge = lambda ids: encode_ranked(ids, table, id_bits)
+        self.merge = merger(self.table, self.id_bits)
         self.whole = self.ids if self.pipeline.ignore_merges else {}
         with collector_paused():
             decoded = self.decoded()
@@ -116,6 +113,15 @@ class GivenVocabulary:
         other, to_latin_1 = NOT_DISPLAY.search, DISPLAY_TO_LATIN_1  # (token_bytes, inlined: 200,000 calls)
         return [None if token is None else token.encode("utf-8") if other(token)
                 else token.translate(to_latin_1).encode("latin-1") for token in vocab]
+
+
+def merger(table, id_bits):
+    """A function merging a chunk's IDs by a ``rank_table``, one at a time (the lab's engine where that is the same)."""
+    if is_lab_ordered(table, id_bits):
+        mask = (1 << id_bits) - 1
+        merged_id = {pair: entry & mask for pair, entry in table.items()}
+        return lambda ids: encode_chunk(ids, merged_id)
+    return lambda ids: encode_ranked(ids, table, id_bits)
 
 
 def token_bytes(token):

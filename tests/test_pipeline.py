@@ -207,7 +207,8 @@ class FormatThreeTests(unittest.TestCase):
     def test_malformed_parts_are_named(self):
         body, steps = self.body, self.body["pre_tokenizer"]
         cases = [
-            (dict(body, level="characters"), "holds byte-level models .* only"),
+            (dict(body, level="words"), "'level' is 'words'; it must be one of bytes, characters"),
+            (dict(body, level="characters"), "decoder is .*bytes.*, which is for byte-level models"),
             (dict(body, merges=["a", "b", "c"]), "a flat list of tokens, two per merge .* not 3 items"),
             (dict(body, merges=["a", 2]), "not all strings"),
             (dict(body, merges=body["merges"] + body["merges"][:2]), "listed twice"),
