@@ -188,6 +188,7 @@ class Parser:
 
     def __init__(self, source):
         self.text, self.at, self.depth, self.folding = source, 0, 0, False
+        self.varying = {}  # id of each repeat of a group that can match in several ways -> where it starts
 
     def peek(self, length=1):
         return self.text[self.at:self.at + length]
@@ -196,7 +197,30 @@ class Parser:
         tree = self.alternation()
         if self.at < len(self.text):
             refuse("an unmatched ')'", self.at)
+        self.check_backtracking(tree, True)
         return tree
+
+    def check_backtracking(self, tree, last):
+        """Refuse a repeat of a group that matches in several ways (``(a|aa)+``, ``(a*)*``) where more follows.
+
+        If what follows it fails, Python's ``re`` tries every way of sharing
+        the text among the repeats: exponential time, where Oniguruma stops
+        at a retry limit. At the end of the pattern (``last``) nothing can
+        fail after it, so the first way found is the match (the ``superbpe``
+        pattern ends so).
+        """
+        kind = tree[0]
+        if id(tree) in self.varying and not last:
+            refuse("a repeated group that holds a repeat or alternatives, with more after it ((a|aa)+c: exponential "
+                   "time in re)", self.varying[id(tree)])
+        if kind == "seq":
+            for number, item in enumerate(tree[1]):
+                self.check_backtracking(item, last and number == len(tree[1]) - 1)
+        elif kind == "alt":
+            for item in tree[1]:
+                self.check_backtracking(item, last)
+        elif kind in ("repeat", "atomic", "look"):
+            self.check_backtracking(tree[1], kind != "repeat")  # (re never backtracks into a look-ahead, nor so into atomic)
 
     def alternation(self):
         items = [self.sequence()]
@@ -231,6 +255,8 @@ class Parser:
         if after == "*" or (after == "{" and self.quantifier(consume=False)):
             refuse("a nested quantifier", self.at)
         repeat = ("repeat", item, low, high)
+        if (high is None or high > 1) and varies(item):  # see check_backtracking
+            self.varying[id(repeat)] = start
         if after == "+":
             self.at += 1
             return ("atomic", repeat)
@@ -421,6 +447,20 @@ def nullable(tree):
     if kind == "repeat":
         return tree[2] == 0 or nullable(tree[1])
     return kind != "set" and (kind != "atomic" or nullable(tree[1]))
+
+
+def varies(tree):
+    """Whether a tree can match in more than one way here: it holds alternatives or a repeat of varying count.
+
+    Such a tree, itself repeated, can make a backtracking engine such as
+    ``re`` take exponential time (see ``Parser.check_backtracking``).
+    """
+    kind = tree[0]
+    if kind == "alt":
+        return True
+    if kind == "repeat":
+        return tree[2] != tree[3] or varies(tree[1])
+    return kind == "seq" and any(map(varies, tree[1]))
 
 
 def sets_of(tree):
