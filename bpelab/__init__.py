@@ -39,6 +39,7 @@ to this map):
     byte_level            GPT-2's printable form of the 256 bytes
     patterns              named chunk patterns (equal to ``bpe.chunks``) and safe cuts
     chunk_regex           Hugging Face's (Oniguruma's) chunk regexes translated exactly into ``re``
+    oniguruma             Oniguruma's regex syntax read into a tree, or refused by name
     unicode_ranges        the Unicode 14.0.0 tables they are spelled with (generated)
     messages              how errors quote values and file names
 

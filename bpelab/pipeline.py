@@ -403,7 +403,7 @@ class Pipeline:
             lines.append(f"decoder: {', then '.join(map(step_words, self.decoder)) or 'none'}")
         lines += added_token_lines(self.added_tokens)
         if self.post_processor is None:
-            lines.append("post-processor: none")
+            lines.append("post-processor: adds no tokens (a ByteLevel one only maps offsets)")
         else:
             lines.append(f"post-processor, only on request (apply_template): {' '.join(self.post_processor['single'])}"
                          f"; pairs {' '.join(self.post_processor['pair'])}")

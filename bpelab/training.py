@@ -76,9 +76,11 @@ def check_superbpe(superbpe, ties, add_prefix_space):
     """Refuse a ``superbpe`` that is neither None nor a count of merges, or options SuperBPE does not train with."""
     if superbpe is None:
         return
-    if isinstance(superbpe, bool) or not isinstance(superbpe, int) or superbpe < 0:
+    if isinstance(superbpe, bool) or not isinstance(superbpe, int):
         raise TypeError(f"superbpe must be None or the number of merges of stage 1 (an int, 0 or more), "
                         f"not {shown(superbpe)}")
+    if superbpe < 0:
+        raise ValueError(f"superbpe must be the number of merges of stage 1, 0 or more, not {superbpe}")
     if ties not in SUPERBPE_TIES:
         raise ValueError(f"superbpe=t trains with ties {', '.join(map(repr, SUPERBPE_TIES))}, not {ties!r}: "
                          "its second stage has no IDs of the library whose rule that is")

@@ -16,7 +16,8 @@ import random
 
 import unittest
 
-from bpelab.chunk_regex import category_ranges, translate
+from bpelab.chunk_regex import translate
+from bpelab.oniguruma import category_ranges
 from bpelab.patterns import PATTERNS, pattern_source
 from bpelab.pipeline import BEHAVIORS, GPT2_REGEX, step_cutter
 from tests.clients import require_module

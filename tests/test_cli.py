@@ -566,7 +566,9 @@ class FrictionTests(CommandLineTestCase):
     """What new users ran into on real text."""
 
     def test_encode_and_show_read_a_file(self):
-        by_file, by_stdin, both = run_all(("encode", "-t", LAB, "--file", CORPUS), ("encode", "-t", LAB, "-", open(CORPUS, "rb").read()),
+        with open(CORPUS, "rb") as stream:
+            corpus_bytes = stream.read()
+        by_file, by_stdin, both = run_all(("encode", "-t", LAB, "--file", CORPUS), ("encode", "-t", LAB, "-", corpus_bytes),
                                           ("encode", "-t", LAB, "--file", CORPUS, "hi"))
         self.assertSucceeds(by_file)
         self.assertEqual(by_file.stdout, by_stdin.stdout)

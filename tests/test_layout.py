@@ -51,7 +51,12 @@ def project_sources():
 
 
 SOURCES = project_sources()
-TREES = {module: ast.parse(open(path, encoding="utf-8").read(), path) for module, path in SOURCES.items()}
+def read_source(path):
+    with open(path, encoding="utf-8") as stream:
+        return stream.read()
+
+
+TREES = {module: ast.parse(read_source(path), path) for module, path in SOURCES.items()}
 CODE = {module for module in SOURCES if not module.startswith("tests")}
 
 

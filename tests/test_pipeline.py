@@ -343,7 +343,7 @@ class CommandLineAndDatasetTests(unittest.TestCase):
         self.assertTrue(lines[2].startswith("  pre-tokenizer: split by the regex (?i:'s|'t|"), lines[2])
         self.assertTrue(lines[2].endswith(", isolated; then the UTF-8 bytes"), lines[2])
         self.assertIn("  2 added tokens not special, always matched: '<think>'=540, '</think>'=541", lines)
-        self.assertIn("  post-processor: none", lines)
+        self.assertIn("  post-processor: adds no tokens (a ByteLevel one only maps offsets)", lines)
         steps = self.run_cli("inspect", "-t", os.path.join(DATA, "steps.json"), "--top", "1")
         self.assertIn("post-processor, only on request (apply_template): <s> $A </s>; pairs <s> $A </s> $B </s>",
                       steps[steps.index("  model: BPE") + 2])
