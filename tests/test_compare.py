@@ -12,6 +12,7 @@ and must print what it shows.
 import io
 import json
 import os
+import re
 import random
 import shlex
 import subprocess
@@ -198,11 +199,11 @@ class TheCommand(unittest.TestCase):
 
 
 def official_blocks():
-    """Each console block of README.md and docs/ that names an official vocabulary: its place and its commands."""
+    """Each console block of README.md and docs/ that names an official vocabulary or an open model's file."""
     for path in [test_readme.README] + test_readme.doc_paths():
         for language, first_line, body, _ in test_readme.fenced_blocks(test_readme.read(path)):
             commands = test_readme.console_commands(body) if language == "console" else []
-            if any(official.official_name(word) for command, _ in commands
+            if any(official.official_name(word) or word.startswith(".models/") for command, _ in commands
                    for before, word in zip([""] + shlex.split(command), shlex.split(command))
                    if before in test_readme.TOKENIZER_OPTIONS):
                 yield f"{os.path.relpath(path, ROOT)}, the console block at line {first_line}", commands
@@ -221,10 +222,10 @@ class OfficialExamples(unittest.TestCase):
                     if os.path.isdir(MODELS):  # for an example with -t .models/llama3.json
                         os.symlink(MODELS, os.path.join(folder, ".models"))
                     for command, output in commands:
-                        command, _, tail = command.partition(" | tail -")  # the one pipe the docs use
-                        found = test_readme.run_command(shlex.split(command)[2:])
-                        if tail:
-                            found = found[-int(tail):]
+                        command, pipe, lines = re.fullmatch(r"(.*?)(?: \| (head|tail) -(\d+))?", command).groups()
+                        found = test_readme.run_command(shlex.split(command)[2:])  # (the two pipes the docs use)
+                        if pipe:
+                            found = found[:int(lines)] if pipe == "head" else found[-int(lines):]
                         self.assertTrue(test_readme.lines_match(output, found),
                                         f"{where}: `{command}` prints\n" + "\n".join(found))
                         ran += 1
