@@ -20,7 +20,7 @@ from bpelab.byte_level import CHAR_TO_BYTE, display_to_bytes
 from bpelab.checks import UNK
 from bpelab.messages import shown
 from bpelab.ranked import encode_ranked, is_lab_ordered, rank_table
-from bpelab.sentencepiece import SPACE_MARK, before_space_mark
+from bpelab.sentencepiece import SPACE_MARK, before_space_mark, token_byte
 
 MARKS = {" ": "\N{OPEN BOX}", "\n": "\N{DOWNWARDS ARROW WITH CORNER LEFTWARDS}", "\t": "\N{RIGHTWARDS ARROW TO BAR}"}
 """How whitespace inside a token is drawn: ␣ for a space, ↵ for a newline, ⇥ for a tab."""
@@ -222,8 +222,10 @@ def added_ids(tokenizer):
     return frozenset(token.id for token in tokenizer.pipeline.added_tokens)
 
 
+@functools.lru_cache(maxsize=4)
 def first_merge_of(tokenizer):
-    """Each merged token's ID -> the rank of the first merge that makes it (several may: Llama 3's do)."""
+    """Each merged token's ID -> the rank of the first merge that makes it (several may: Llama 3's do); made once
+    per tokenizer (its merges never change)."""
     ids, found = tokenizer.ids, {}
     for rank, (left, right) in enumerate(tokenizer.merges):
         found.setdefault(ids[left + right], rank)
@@ -288,20 +290,22 @@ def merge_tree(tokenizer, token_id, most=MAX_TREE_NODES):
     >>> [(node["depth"], node["text"], node["merge"]) for node in merge_tree(tok, tok.ids["akb"])["nodes"]]
     [(0, 'akb', 2), (1, 'ak', 1), (2, 'a', None), (2, 'k', None), (1, 'b', None)]
     """
-    vocab, first_merge = tokenizer.vocab, len(tokenizer.ids) - len(tokenizer.merges)
+    vocab, first = tokenizer.vocab, first_merge_of(tokenizer)
     if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < len(vocab):
         raise ValueError(f"token_id must be an ID from 0 to {len(vocab) - 1}, not {token_id!r}")
     text = "" if vocab[token_id] is None else id_text(tokenizer, token_id)
     built = {"id": token_id, "text": text, "reason": None, "nodes": [], "more": 0}
     if vocab[token_id] is None:
         built["reason"] = "no token has this ID: it is a gap before the special tokens"
-    elif token_id >= len(tokenizer.ids):
-        built["reason"] = "a special token: it stands for its text, whole, and no merge makes it"
-    elif token_id == 0 and not tokenizer.byte_level:
+    elif token_id == unknown_id(tokenizer):
         built["reason"] = "the unknown token: it stands for any character the alphabet lacks"
-    elif token_id < first_merge:
-        kind = "one of the 256 bytes" if tokenizer.byte_level else "a character of the alphabet"
-        built["reason"] = f"a base token ({kind}): no merge makes it"
+    elif vocab[token_id] not in tokenizer.ids or token_id in tokenizer.special_tokens.values():
+        built["reason"] = "a special token: it stands for its text, whole, and no merge makes it"
+    elif token_id not in first:
+        kind = "one of the 256 bytes" if tokenizer.byte_level else "a byte, for byte fallback" \
+            if token_byte(vocab[token_id]) is not None and tokenizer.pipeline is not None else "a character of the alphabet"
+        built["reason"] = f"a base token ({kind}): no merge makes it" if vocab[token_id] in tokenizer.alphabet \
+            else "no merge makes it: it comes only whole (an added token, or ignore_merges)"
     else:
         parts = merge_parts(tokenizer)
         stack = [(token_id, 0)]
@@ -309,34 +313,35 @@ def merge_tree(tokenizer, token_id, most=MAX_TREE_NODES):
             node_id, depth = stack.pop()
             node = {"depth": depth, "id": node_id, "text": token_text(tokenizer, vocab[node_id]), "merge": None,
                     "pair": None}
-            if node_id >= first_merge:
+            if node_id in first:
                 left, right = parts(node_id)
-                node["merge"] = node_id - first_merge + 1
+                node["merge"] = first[node_id] + 1
                 node["pair"] = [token_text(tokenizer, vocab[left]), token_text(tokenizer, vocab[right])]
                 stack += [(right, depth + 1), (left, depth + 1)]
             built["nodes"].append(node)
         if stack:
-            built["more"] = tree_size(token_id, first_merge, parts) - len(built["nodes"])
+            built["more"] = tree_size(token_id, first, parts) - len(built["nodes"])
     return built
 
 
 def merge_parts(tokenizer):
-    """A function: the ID of a merged token -> the IDs of the two tokens its merge joined."""
-    ids, merges, first_merge = tokenizer.ids, tokenizer.merges, len(tokenizer.ids) - len(tokenizer.merges)
+    """A function: the ID of a merged token -> the IDs of the two tokens the first merge making it joined."""
+    ids, merges, first = tokenizer.ids, tokenizer.merges, first_merge_of(tokenizer)
 
     def parts(token_id):
-        left, right = merges[token_id - first_merge]
+        left, right = merges[first[token_id]]
         return ids[left], ids[right]
 
     return parts
 
 
-def tree_size(token_id, first_merge, parts):
-    """How many nodes the merge tree of ``token_id`` has, worked out once per distinct token in it."""
+def tree_size(token_id, merged, parts):
+    """How many nodes the merge tree of ``token_id`` has (``merged``: the IDs a merge makes), worked out once per
+    distinct token in it."""
     sizes, stack = {}, [token_id]
     while stack:
         node = stack[-1]
-        if node < first_merge:
+        if node not in merged:
             sizes[node] = 1
         else:
             missing = [part for part in parts(node) if part not in sizes]

@@ -21,6 +21,7 @@ from unittest import mock
 
 from bpe import Tokenizer
 from bpelab import official
+from bpelab.display import merge_tree
 from bpelab.ranked import reference_encode_leftmost
 from bpelab.sentencepiece import decode_tokens, safe_cuts
 from tests.clients import installed, model_file, require_models, require_module, skip_or_fail
@@ -103,6 +104,14 @@ class SmallFileTests(unittest.TestCase):
         self.assertEqual(cuts.split(f"{SPACE}a{SPACE}{SPACE}c{SPACE}b{SPACE}a"), [f"{SPACE}a", f"{SPACE}{SPACE}c",
                                                                                  f"{SPACE}b{SPACE}a"])
         self.assertIsNone(safe_cuts({"a": 0}))
+
+    def test_merge_trees_follow_the_first_merge_making_each_token(self):
+        tokenizer = loaded(small_file())  # its IDs are not in merge order: the byte tokens come first
+        tree = merge_tree(tokenizer, tokenizer.ids[SPACE + "ab"])
+        self.assertEqual([(node["text"], node["merge"]) for node in tree["nodes"]],
+                         [("␣ab", 4), ("␣", None), ("ab", 1), ("a", None), ("b", None)])
+        self.assertIn("a byte, for byte fallback", merge_tree(tokenizer, tokenizer.ids["<0xE2>"])["reason"])
+        self.assertIn("the unknown token", merge_tree(tokenizer, 0)["reason"])
 
     def test_format_3_and_refusals(self):
         tokenizer = loaded(small_file())
