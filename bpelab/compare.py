@@ -12,10 +12,10 @@ bar chart, one self-contained SVG file. The tokenizers come from the caller
 (``bpe compare -t ...`` opens them), so this module never imports ``bpe``.
 """
 
+import html
 import json
 from collections.abc import Mapping
 from importlib import resources
-from xml.sax.saxutils import escape, quoteattr
 
 from bpelab.byte_level import replace_lone_surrogates
 from bpelab.checks import check_list, check_text
@@ -148,7 +148,7 @@ def costs_svg(costs):
     for index, label in enumerate(labels):
         x, y = 8 + index % per_line * 130, 30 + index // per_line * 14
         parts.append(f'<rect x="{x}" y="{y}" width="10" height="10" fill="{PALETTE[index % len(PALETTE)]}"/>')
-        parts.append(f'<text x="{x + 14}" y="{y + 9}">{escape(shorten(label))}</text>')
+        parts.append(f'<text x="{x + 14}" y="{y + 9}">{html.escape(shorten(label), quote=False)}</text>')
     bottom = height - 30
     parts.append(f'<line x1="{left + scale:.2f}" y1="{top - 4}" x2="{left + scale:.2f}" y2="{bottom}" '
                  'stroke="#555555" stroke-dasharray="3 3"/>')
@@ -157,12 +157,12 @@ def costs_svg(costs):
     for row, language in enumerate(rows):
         y = top + row * (len(labels) * bar + gap)
         parts.append(f'<text x="{left - 6}" y="{y + len(labels) * bar / 2 + 4:.1f}" '
-                     f'text-anchor="end">{escape(language)}</text>')
+                     f'text-anchor="end">{html.escape(language, quote=False)}</text>')
         for index, label in enumerate(labels):
             value = parity[language, label]
             parts.append(f'<rect class="bar" x="{left}" y="{y + index * bar}" width="{value * scale:.2f}" '
                          f'height="{bar - 1}" fill="{PALETTE[index % len(PALETTE)]}" '
-                         f'data-tokenizer={quoteattr(label)} data-parity="{value:.4f}"/>')
+                         f'data-tokenizer="{html.escape(label)}" data-parity="{value:.4f}"/>')
             parts.append(f'<text x="{left + value * scale + 3:.2f}" y="{y + index * bar + bar - 2}" '
                          f'font-size="9">{value:.2f}</text>')
     return "\n".join(parts) + "\n</svg>\n"

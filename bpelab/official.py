@@ -25,8 +25,7 @@ import hashlib
 import importlib.util
 import os
 import tempfile
-from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from bpelab.files import gunzip, parse_json, read_file_bytes
 from bpelab.huggingface import load_huggingface
@@ -57,8 +56,7 @@ BUNDLED = {"cl100k_base.tiktoken": "data/cl100k_base.tiktoken.gz", "o200k_base.t
 GPT2_PAIR = ("vocab.bpe", "encoder.json")
 
 
-@dataclass(frozen=True)
-class Encoding:
+class Encoding(NamedTuple):
     """An official encoding: its name in tiktoken, the file sets that hold it (any one will do), its pattern
     (one of ``bpe.PATTERNS``) and special tokens."""
     name: str

@@ -109,3 +109,12 @@ def official_tokenizer(name):
     if not official_present(name):
         skip_or_fail(f"the official vocabulary {name} is not on this machine")
     return bpe.Tokenizer.load_named(name)
+
+
+@functools.lru_cache(maxsize=None)
+def open_model(name):
+    """``bpe.Tokenizer.load_huggingface`` of the real file ``.models/NAME.json``, loaded once for the whole test run
+    (Llama 3 takes seconds, and several test files use it). Tests must not change it."""
+    import bpe
+
+    return bpe.Tokenizer.load_huggingface(model_file(name))

@@ -216,7 +216,17 @@ class OfficialExamples(unittest.TestCase):
     def test_console_blocks_naming_official_vocabularies(self):
         ran = 0
         loaded = {name: official_tokenizer(name) for name in ("gpt2", "cl100k", "o200k")}
-        with mock.patch.object(official, "load_named", lambda cls, name: loaded[name]):
+        opened, open_tokenizer = {}, official.open_tokenizer
+
+        def open_once(cls, source):  # an open model's file (the same in every block's .models) is read once
+            if not source.startswith(".models/"):
+                return open_tokenizer(cls, source)
+            if source not in opened:
+                opened[source] = open_tokenizer(cls, source)
+            return opened[source]
+
+        with mock.patch.object(official, "load_named", lambda cls, name: loaded[name]), \
+                mock.patch.object(official, "open_tokenizer", open_once):
             for where, commands in official_blocks():
                 with self.subTest(block=where), test_readme.scratch_folder() as folder:
                     if os.path.isdir(MODELS):  # for an example with -t .models/llama3.json

@@ -21,7 +21,7 @@ import unittest
 
 from bpe import Tokenizer
 from bpelab.display import emitted_whole, merges_one_at_a_time
-from tests.clients import installed, model_file, skip_or_fail
+from tests.clients import installed, model_file, open_model, skip_or_fail
 from tests.test_chunk_regex import random_text, unassigned_in_14
 
 NAMES = ("llama3", "qwen3", "deepseek_v3", "gptoss")
@@ -35,7 +35,7 @@ def setUpModule():
         skip_or_fail(f"the model files {', '.join(missing)} are missing" if missing else "tokenizers is not installed")
     import tokenizers
 
-    OURS = {name: Tokenizer.load_huggingface(model_file(name)) for name in NAMES}
+    OURS = {name: open_model(name) for name in NAMES}
     THEIRS = {name: tokenizers.Tokenizer.from_file(model_file(name)) for name in NAMES}
     with open(os.path.join(DATA, "expected.json"), encoding="utf-8") as stream:
         TEXTS = [case["text"] for case in json.load(stream)["cases"]]

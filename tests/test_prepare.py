@@ -80,7 +80,7 @@ class TokenFileTests(unittest.TestCase):
             expected = []
             for text in TEXTS:
                 expected += tokenizer.encode(text, allowed_special="all") + [separator]
-            for block_size, processes in ((1, 1), (7, 2), (1 << 20, 1), (300, 2)):
+            for block_size, processes in ((1, 1), (61, 2), (1 << 20, 1), (300, 2)):  # (tiny blocks cost workers time)
                 with self.subTest(tokenizer=name, block_size=block_size, workers=processes):
                     summary = tokenizer.encode_files(self.paths, out, workers=processes, separator=SPECIAL,
                                                      allowed_special="all", block_size=block_size)

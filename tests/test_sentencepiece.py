@@ -24,7 +24,7 @@ from bpelab import official
 from bpelab.display import merge_tree
 from bpelab.ranked import reference_encode_leftmost
 from bpelab.sentencepiece import decode_tokens, safe_cuts
-from tests.clients import installed, model_file, require_models, require_module, skip_or_fail
+from tests.clients import installed, model_file, open_model, require_models, require_module, skip_or_fail
 from tests import test_readme
 from tests.test_chunk_regex import random_text
 
@@ -177,7 +177,7 @@ def setUpModule():
     import tokenizers
 
     for name in ("llama2", "gemma3"):
-        OURS[name] = Tokenizer.load_huggingface(model_file(name))
+        OURS[name] = open_model(name)
         THEIRS[name] = tokenizers.Tokenizer.from_file(model_file(name))
 
 
@@ -267,7 +267,7 @@ class ByteLevelAgainstByteFallbackTests(unittest.TestCase):
     def byte_level(cls):
         """Llama 3, loaded once for these tests."""
         if not hasattr(cls, "llama3"):
-            cls.llama3 = Tokenizer.load_huggingface(model_file("llama3"))
+            cls.llama3 = open_model("llama3")
         return cls.llama3
 
 
