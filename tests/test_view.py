@@ -429,6 +429,12 @@ class PageTests(unittest.TestCase):
         self.page.set_viewport_size(DESKTOP)
 
 
+def hear_ctrl_c():
+    """In the child: Ctrl-C's default action, even when the tests run as a background job, whose shell ignores it
+    (a program started with SIGINT ignored keeps ignoring it, as a background job should)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class TheCommand(unittest.TestCase):
     """``bpe view`` as a process: the address it prints, nothing written, a clean stop on Ctrl-C."""
 
@@ -438,7 +444,7 @@ class TheCommand(unittest.TestCase):
             process = subprocess.Popen([sys.executable, os.path.join(ROOT, "bpe.py"), "view", "-t",
                                         os.path.join(ROOT, "tokenizer.json"), "--text", "<b>mia</b>"],
                                        cwd=folder, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       text=True)
+                                       text=True, preexec_fn=hear_ctrl_c)
             try:
                 line = process.stdout.readline()
                 address = re.match(r"http://127\.0\.0\.1:(\d+)/  \(bpe view of .*tokenizer\.json; open it in a "
