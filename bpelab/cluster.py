@@ -28,12 +28,12 @@ from typing import Iterable, Optional, Sequence
 
 from bpelab.blocks import PathLike, partition_blocks, safe_blocks, safe_partitions
 from bpelab.checks import check_inputs, check_positive_int
+from bpelab.counting import count_partition
 from bpelab.files import atomic_writer
 from bpelab.patterns import check_pattern
 from bpelab.specials import SpecialChoice, SpecialTokenInText, check_special_text
 from bpelab.token_files import (TOKEN_FILE_TYPES, encode_block, token_file_dtype, token_file_options,
                                 tokenizer_sha256)
-from bpelab.training import count_chunks as count_blocks
 
 PARTITION_SIZE = 64 << 20
 """About how many bytes of text each worker reads at a time (64 MiB)."""
@@ -56,18 +56,13 @@ def count_chunks(client, paths: Sequence[PathLike], pattern: str = "lab", *, spe
     special_tokens = list(special_tokens)
     for text in special_tokens:
         check_special_text(text, byte_level=True)
-    futures = client.map(_count_partition, safe_partitions(paths, pattern, partition_size), pattern=pattern,
+    futures = client.map(count_partition, safe_partitions(paths, pattern, partition_size), pattern=pattern,
                          special_tokens=special_tokens, pure=False)
     total = Counter()
     for future in futures:  # in partition order, so that each chunk keeps the place where it first appears
         total.update(future.result())
         future.release()
     return total
-
-
-def _count_partition(partition, pattern, special_tokens):
-    """In a worker: the chunk counts of one partition's text."""
-    return count_blocks(partition_blocks(partition), pattern, special_tokens=special_tokens)
 
 
 def encode_shards(client, tokenizer, paths: Sequence[PathLike], folder: PathLike, *,

@@ -1,10 +1,12 @@
 """Chunk counts made by worker processes (``bpe.Tokenizer.train(..., workers=N)``): the same counts, in the same order, as ``training.count_chunks``.
 
 Counting chunks is the one step of training whose cost grows with the
-corpus, and it shares out: ``counted_text`` and ``counted_files`` cut the
-text into tasks of whole blocks that end at safe cuts (``blocks.safe_blocks``),
-so that each task's chunks are exactly those of the whole text, and
-``workers`` processes (``bpelab.workers``) count one task each at a time.
+corpus, and it shares out: ``counted_text`` cuts the text into tasks of
+whole blocks that end at safe cuts (``blocks.safe_blocks``), and
+``counted_files`` plans byte ranges of the files that begin and end at safe
+cuts (``blocks.safe_partitions``), which the workers read themselves; so
+each task's chunks are exactly those of the whole text, and ``workers``
+processes (``bpelab.workers``) count one task each at a time.
 The tasks' counts come back in order and are added up in order, so every
 chunk keeps the place where it first appeared and ``ties="first-seen"``
 sees what one process sees: the merges are those of ``workers=1``.
@@ -17,7 +19,7 @@ from collections import Counter
 from itertools import repeat
 from typing import Iterable
 
-from bpelab.blocks import read_blocks, safe_blocks, text_blocks
+from bpelab.blocks import partition_blocks, read_blocks, safe_blocks, safe_partitions, text_blocks
 from bpelab.checks import check_workers
 from bpelab.training import count_chunks
 from bpelab.workers import results_in_order, worker_pool
@@ -39,12 +41,26 @@ def count_in_workers(blocks: Iterable[str], pattern: str = "lab", *, special_tok
     count = functools.partial(count_chunks, pattern=pattern, special_tokens=special_tokens)
     if workers == 1:
         return count(blocks)
-    task_size = min(max(size // (4 * workers), TASK_SIZE[0]), TASK_SIZE[1])
+    return _summed(count, _tasks(blocks, pattern, task_size(size, workers)), workers)
+
+
+def task_size(size, workers):
+    """How much text one task holds: a quarter of the text per worker, within ``TASK_SIZE``."""
+    return min(max(size // (4 * workers), TASK_SIZE[0]), TASK_SIZE[1])
+
+
+def _summed(count, tasks, workers):
+    """``count`` of each task in ``workers`` processes, the counts added up in the tasks' order."""
     total = Counter()
     with worker_pool(None, workers) as pool:
-        for _, counts in results_in_order(pool, count, _tasks(blocks, pattern, task_size), workers):
+        for _, counts in results_in_order(pool, count, tasks, workers):
             _add_counts(total, counts.result())
     return total
+
+
+def count_partition(partition, pattern, special_tokens):
+    """The chunk counts of one partition of files (``blocks.safe_partitions``), read by whoever counts them."""
+    return count_chunks(partition_blocks(partition), pattern, special_tokens=special_tokens)
 
 
 def _add_counts(total, counts):
@@ -63,8 +79,18 @@ def counted_text(text, options, workers):
 
 
 def counted_files(paths, options, workers, block_size):
-    """The chunk counts of files read as one concatenated text, ``block_size`` bytes at a time, in ``workers``."""
-    return _counted(read_blocks(paths, block_size), options, workers, sum(os.path.getsize(path) for path in paths))
+    """The chunk counts of files read as one concatenated text, ``block_size`` bytes at a time, in ``workers``.
+
+    In several workers each reads its own part of the files (cut at safe
+    cuts by ``blocks.safe_partitions``), so the text never passes through
+    this process.
+    """
+    if workers == 1 or options.add_prefix_space:
+        return _counted(read_blocks(paths, block_size), options, 1, 0)
+    check_workers(workers)
+    partitions = safe_partitions(paths, options.pattern, task_size(sum(map(os.path.getsize, paths)), workers))
+    count = functools.partial(count_partition, pattern=options.pattern, special_tokens=options.specials)
+    return _summed(count, partitions, workers)
 
 
 def _counted(blocks, options, workers, size):

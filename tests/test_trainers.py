@@ -224,6 +224,22 @@ class MinbpeTests(unittest.TestCase):
 class WorkerTests(unittest.TestCase):
     """Counting in worker processes gives the counts, in order, and so the merges, of one process."""
 
+    def test_workers_reading_their_own_parts_of_files(self):
+        rng = random.Random(6)
+        with tempfile.TemporaryDirectory() as folder, mock.patch.object(counting, "TASK_SIZE", (64, 64)):
+            for trial in range(6):  # tiny partitions: many cuts, some at a file's end, special tokens among them
+                paths = [os.path.join(folder, f"{trial}-{number}.txt") for number in range(rng.randint(1, 3))]
+                for path in paths:
+                    with open(path, "w", encoding="utf-8", newline="") as stream:
+                        stream.write("".join(rng.choice(["ab ", "<s>", "c\n", "  ", "é", "12"]) for _ in range(300)))
+                for byte_level, pattern in ((False, "lab"), (True, "o200k")):
+                    with self.subTest(trial=trial, pattern=pattern):
+                        options = {"byte_level": byte_level, "pattern": pattern, "special_tokens": ["<s>"],
+                                   "ties": "first-seen", "min_count": 1}
+                        size = (256 if byte_level else 9) + 40
+                        self.assertEqual(Tokenizer.train_from_files(paths, size, workers=2, **options).history,
+                                         Tokenizer.train_from_files(paths, size, **options).history)
+
     def test_workers_give_the_merges_of_one_process_under_every_rule(self):
         rng = random.Random(5)
         text = " ".join(random_text(rng, 40) for _ in range(400)) + " <s> " + "xy xy yx " * 20
