@@ -79,15 +79,15 @@ def counted_text(text, options, workers):
 
 
 def counted_files(paths, options, workers, block_size):
-    """The chunk counts of files read as one concatenated text, ``block_size`` bytes at a time, in ``workers``.
+    """The chunk counts of files read as one concatenated text, in ``workers`` processes.
 
-    In several workers each reads its own part of the files (cut at safe
-    cuts by ``blocks.safe_partitions``), so the text never passes through
-    this process.
+    One process reads ``block_size`` bytes at a time. Several workers each
+    read their own part of the files (cut at safe cuts by
+    ``blocks.safe_partitions``) a block at a time, so the text never passes
+    through this process.
     """
     if workers == 1 or options.add_prefix_space:
         return _counted(read_blocks(paths, block_size), options, 1, 0)
-    check_workers(workers)
     partitions = safe_partitions(paths, options.pattern, task_size(sum(map(os.path.getsize, paths)), workers))
     count = functools.partial(count_partition, pattern=options.pattern, special_tokens=options.specials)
     return _summed(count, partitions, workers)
