@@ -37,7 +37,9 @@ exits 1 if the module differs.
 
 import argparse
 import glob
+import itertools
 import json
+import operator
 import os
 import shutil
 import subprocess
@@ -131,35 +133,57 @@ def ranges_body(ranges):
     return lines_of([f"{a:04X}" if a == b else f"{a:04X}-{b:04X}" for a, b in ranges], RANGES_PER_LINE)
 
 
+CHARACTERS = list(map(chr, range(sys.maxunicode + 1)))
+"""Every code point as a one-character string. Each table below is read off it with ``map`` and
+``itertools.compress``, which loop in C: a Python loop over 1.1 million code points per table took seconds."""
+
+
+def runs_of(values):
+    """(start, value) wherever ``values`` (one per code point) changes, from U+0000 on."""
+    changes = itertools.compress(range(1, len(values)), map(operator.ne, values[1:], values))
+    return [(start, values[start]) for start in itertools.chain([0], changes)]
+
+
 def code_ranges(predicate):
-    """(first, last) ranges of the code points for which ``predicate(char)`` holds."""
+    """[first, last] ranges of the code points for which ``predicate(char)`` holds."""
     ranges = []
-    for code in range(sys.maxunicode + 1):
-        if predicate(chr(code)):
-            if ranges and ranges[-1][1] == code - 1:
-                ranges[-1][1] = code
-            else:
-                ranges.append([code, code])
+    for code in itertools.compress(range(len(CHARACTERS)), map(predicate, CHARACTERS)):
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
     return ranges
 
 
-def category_runs():
-    """``start category`` wherever the general category changes, from U+0000 on."""
-    runs = []
-    for code in range(sys.maxunicode + 1):
-        category = unicodedata.category(chr(code))
-        if not runs or runs[-1][1] != category:
-            runs.append((code, category))
+def category_ranges(runs, wanted):
+    """[first, last] ranges of the code points whose category is in ``wanted``, from the category runs."""
+    ranges = []
+    for (start, category), (end, _) in zip(runs, runs[1:] + [(len(CHARACTERS), None)]):
+        if category in wanted:
+            if ranges and ranges[-1][1] == start - 1:
+                ranges[-1][1] = end - 1
+            else:
+                ranges.append([start, end - 1])
+    return ranges
+
+
+def category_runs(runs):
+    """The runs as ``start category`` texts, ``RUNS_PER_LINE`` a line."""
     return lines_of([f"{start:X} {category}" for start, category in runs], RUNS_PER_LINE)
 
 
 def case_tables():
-    """The ASCII letters' case variants (as a dict's lines) and the ASCII multi-character folds."""
+    """The ASCII letters' case variants (as a dict's lines) and the ASCII multi-character folds.
+
+    Only characters whose case folding is ASCII matter to either table, so the others are left out first.
+    """
+    folded = list(map(str.casefold, CHARACTERS))
+    ascii_folds = list(itertools.compress(zip(folded, CHARACTERS), map(str.isascii, folded)))
     folds = {}
-    for code in range(sys.maxunicode + 1):
-        folds.setdefault(chr(code).casefold(), []).append(chr(code))
+    for fold, char in ascii_folds:
+        folds.setdefault(fold, []).append(char)
     variants = "".join(f"    {letter!r}: {''.join(folds[letter])!a},\n" for letter in "abcdefghijklmnopqrstuvwxyz")
-    multi = tuple(sorted(fold for fold, chars in folds.items() if len(fold) > 1 and fold.isascii()))
+    multi = tuple(sorted(fold for fold in folds if len(fold) > 1))
     return variants, multi
 
 
@@ -174,30 +198,36 @@ def unicode9_python(given):
     return found
 
 
-def unassigned_ranges(python):
-    """The code points Unicode 9.0.0 had not assigned, from a run of ``python``."""
-    result = subprocess.run([python, "-c", UNASSIGNED_CODE], capture_output=True, text=True, check=True)
-    version, ranges = json.loads(result.stdout)
+def unassigned_ranges(run):
+    """The code points Unicode 9.0.0 had not assigned, from ``run``, a started Python 3.6 (``UNASSIGNED_CODE``)."""
+    stdout, _ = run.communicate()
+    if run.returncode != 0:
+        raise SystemExit(f"{run.args[0]} failed (exit status {run.returncode}) listing Unicode 9.0.0's unassigned")
+    version, ranges = json.loads(stdout)
     if version != NORMALIZATION_VERSION:
-        raise SystemExit(f"{python} has Unicode {version}, not {NORMALIZATION_VERSION}: give Python 3.6")
+        raise SystemExit(f"{run.args[0]} has Unicode {version}, not {NORMALIZATION_VERSION}: give Python 3.6")
     return ranges
 
 
-def classes_text():
+def classes_text(runs):
     """The assignments of ``CLASSES``, each a comment and a class text."""
     parts = []
     for name, comment, test in CLASSES:
-        predicate = test if callable(test) else (lambda char, wanted=test: unicodedata.category(char) in wanted)
-        parts.append(f'\n# {comment}\n{name} = """\n{ranges_body(code_ranges(predicate))}"""\n')
+        ranges = code_ranges(test) if callable(test) else category_ranges(runs, test)
+        parts.append(f'\n# {comment}\n{name} = """\n{ranges_body(ranges)}"""\n')
     return "".join(parts)
 
 
 def generated_module(python):
     """The whole text of unicode_ranges.py."""
+    # Python 3.6 lists its unassigned code points meanwhile, in a process of its own.
+    unassigned = subprocess.Popen([python, "-c", UNASSIGNED_CODE], stdout=subprocess.PIPE, text=True)
+    runs = runs_of(list(map(unicodedata.category, CHARACTERS)))
     variants, multi = case_tables()
     return TEMPLATE.format(
-        version=UNICODE_VERSION, normalization_version=NORMALIZATION_VERSION, runs=category_runs(),
-        classes=classes_text(), variants=variants, folds=multi, unassigned=ranges_body(unassigned_ranges(python)))
+        version=UNICODE_VERSION, normalization_version=NORMALIZATION_VERSION, runs=category_runs(runs),
+        classes=classes_text(runs), variants=variants, folds=multi,
+        unassigned=ranges_body(unassigned_ranges(unassigned)))
 
 
 def main(argv=None):
