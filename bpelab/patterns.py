@@ -128,30 +128,59 @@ def template_regex(template, syntax="python"):
 
 
 def fill_classes(template, syntax):
-    """Put the explicit character classes into a pattern template, in the given syntax."""
-    unicode = unicode_ranges
-    letters_and_numbers = unicode.LETTER_RANGES + unicode.NUMBER_RANGES
-    caseless_and_marks = unicode.OTHER_LETTER_RANGES + unicode.MARK_RANGES  # in both of GPT-4o's letter groups
-    classes = {
-        "space": char_class(unicode.SPACE_RANGES, syntax),
-        "not_space": char_class(unicode.SPACE_RANGES, syntax, negated=True),
-        "white": char_class(unicode.WHITE_SPACE_RANGES, syntax),
-        "not_white": char_class(unicode.WHITE_SPACE_RANGES, syntax, negated=True),
-        "letter": char_class(unicode.LETTER_RANGES, syntax),
-        "number": char_class(unicode.NUMBER_RANGES, syntax),
-        "not_number": char_class(unicode.NUMBER_RANGES, syntax, negated=True),
-        "other": char_class(unicode.SPACE_RANGES + letters_and_numbers, syntax, negated=True),
-        "symbol": char_class(unicode.WHITE_SPACE_RANGES + letters_and_numbers, syntax, negated=True),
-        "prefix": char_class("000A 000D" + letters_and_numbers, syntax, negated=True),
-        "lab_other": char_class("0030-0039 0041-005A 0061-007A" + unicode.SPACE_RANGES, syntax, negated=True),
-        "upper": char_class(unicode.UPPER_RANGES + caseless_and_marks, syntax),
-        "lower": char_class(unicode.LOWER_RANGES + caseless_and_marks, syntax),
-        "end": "\\Z" if syntax in ("python", "basic") else "\\z",
-    }
-    for letter, variants in unicode.CASE_VARIANTS.items():
-        classes[letter] = "[" + "".join(_escape_code_point(ord(char), syntax) for char in variants) + "]"
-    classes["contraction"] = CONTRACTION.format(**classes)
-    return template.format(**classes)
+    """Put the explicit character classes into a pattern template, in the given syntax.
+
+    Only the classes the template names are spelled out, each once per
+    syntax (``class_in``): spelling them all took longer than compiling.
+    """
+    return template.format_map(_ClassesIn(syntax))
+
+
+class _ClassesIn(dict):
+    """The classes of ``CLASS_RANGES`` and the others below, looked up by name as ``format_map`` asks for them."""
+
+    def __init__(self, syntax):
+        super().__init__()
+        self.syntax = syntax
+
+    def __missing__(self, name):
+        return class_in(name, self.syntax)
+
+
+_LETTERS_AND_NUMBERS = unicode_ranges.LETTER_RANGES + unicode_ranges.NUMBER_RANGES
+_CASELESS_AND_MARKS = unicode_ranges.OTHER_LETTER_RANGES + unicode_ranges.MARK_RANGES  # in both GPT-4o letter groups
+CLASS_RANGES = {
+    "space": (unicode_ranges.SPACE_RANGES, False),
+    "not_space": (unicode_ranges.SPACE_RANGES, True),
+    "white": (unicode_ranges.WHITE_SPACE_RANGES, False),
+    "not_white": (unicode_ranges.WHITE_SPACE_RANGES, True),
+    "letter": (unicode_ranges.LETTER_RANGES, False),
+    "number": (unicode_ranges.NUMBER_RANGES, False),
+    "not_number": (unicode_ranges.NUMBER_RANGES, True),
+    "other": (unicode_ranges.SPACE_RANGES + _LETTERS_AND_NUMBERS, True),
+    "symbol": (unicode_ranges.WHITE_SPACE_RANGES + _LETTERS_AND_NUMBERS, True),
+    "prefix": ("000A 000D" + _LETTERS_AND_NUMBERS, True),
+    "lab_other": ("0030-0039 0041-005A 0061-007A" + unicode_ranges.SPACE_RANGES, True),
+    "upper": (unicode_ranges.UPPER_RANGES + _CASELESS_AND_MARKS, False),
+    "lower": (unicode_ranges.LOWER_RANGES + _CASELESS_AND_MARKS, False),
+}
+"""The templates' character classes: name -> (the ranges, whether the class is everything outside them)."""
+
+
+@functools.lru_cache(maxsize=None)
+def class_in(name, syntax):
+    """What ``{name}`` stands for in a template, in ``syntax``: a class of ``CLASS_RANGES``, a letter in any case
+    (``{s}``, for contractions), GPT-4o's ``{contraction}``, or ``{end}``, the end of the text."""
+    if name in CLASS_RANGES:
+        ranges, negated = CLASS_RANGES[name]
+        return char_class(ranges, syntax, negated)
+    if name in unicode_ranges.CASE_VARIANTS:
+        return "[" + "".join(_escape_code_point(ord(char), syntax) for char in unicode_ranges.CASE_VARIANTS[name]) + "]"
+    if name == "contraction":
+        return fill_classes(CONTRACTION, syntax)
+    if name == "end":
+        return "\\Z" if syntax in ("python", "basic") else "\\z"
+    raise KeyError(f"a pattern template names {{{name}}}, which is no class")
 
 
 ABOVE_BASIC_RANGE = "10000-10FFFF"
@@ -302,17 +331,17 @@ def chunker(pattern: str) -> Callable[[str], list[str]]:
     check_pattern(pattern)
     template = PATTERN_TEMPLATES[pattern]
 
-    def cut(text):  # the regexes are compiled on first use (and then kept: see template_regex)
-        full, basic = template_regex(template).findall, template_regex(template, "basic").findall
-        next_cut = template_regex("".join(SAFE_CUTS[pattern])).search
+    def cut(text):  # each regex is compiled when first needed (and then kept: see template_regex)
+        basic = template_regex(template, "basic").findall
         found, done = [], 0  # the text before ``done`` is chunked, and ``done`` is a safe cut
         above = ABOVE_BASIC.search(text)
         while above is not None:
             start = done + max(0, last_safe_cut(text[done:above.start()], pattern))
-            after = next_cut(text, above.end() - 1)  # the cut may come right after this character
+            # the cut may come right after this character
+            after = template_regex("".join(SAFE_CUTS[pattern])).search(text, above.end() - 1)
             end = len(text) if after is None else after.start() + 1
             found += basic(text, done, start)
-            found += full(text, start, end)
+            found += template_regex(template).findall(text, start, end)
             done = end
             above = ABOVE_BASIC.search(text, done)
         found += basic(text, done)
