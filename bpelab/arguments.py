@@ -9,8 +9,8 @@ status 2, like the other errors of ``bpelab.terminal``. The choices offered
 
 import argparse
 
-from bpelab import view
 from bpelab import widget as widget_page
+from bpelab.display import DEFAULT_TEXT
 from bpelab.engine import TIE_RULES
 from bpelab.messages import shown
 from bpelab.patterns import PATTERNS
@@ -154,13 +154,13 @@ def build_parser(commands):
     compare.add_argument("--json", action="store_true", help="print the records as JSON (see docs/command-line.md)")
     viewer = add("view", "serve a page on this computer showing texts' tokens in several tokenizers, "
                  "and how each token was built", [several])
-    viewer.add_argument("--text", default=view.DEFAULT_TEXT, metavar="TEXT",
-                        help=f"the text the page starts with (default: {view.DEFAULT_TEXT!r})")
+    viewer.add_argument("--text", default=DEFAULT_TEXT, metavar="TEXT",
+                        help=f"the text the page starts with (default: {DEFAULT_TEXT!r})")
     widget = add("widget", "write a web page that steps through BPE training, for any browser")
     widget.add_argument("-o", "--output", default="bpe-widget.html", metavar="PAGE.html",
                         help="where to write the page (default bpe-widget.html)")
-    widget.add_argument("--text", default=widget_page.DEFAULT_TEXT, metavar="TEXT",
-                        help=f"the text to train on (default: {widget_page.DEFAULT_TEXT!r})")
+    widget.add_argument("--text", default=DEFAULT_TEXT, metavar="TEXT",
+                        help=f"the text to train on (default: {DEFAULT_TEXT!r})")
     widget.add_argument("--test", default=widget_page.DEFAULT_TEST, metavar="TEXT",
                         help=f"the sentence split with the merges so far (default: {widget_page.DEFAULT_TEST!r})")
     return parser

@@ -22,7 +22,7 @@ from bpe import (UNK, SpecialTokenInText, Tokenizer, count_chunks, encode_chunk,
                  reference_encode, write_text_atomic)
 from bpelab import compare as comparison
 from bpelab.arguments import build_parser
-from bpelab import official, view
+from bpelab import official
 from bpelab import widget as widget_page
 from bpelab.counting import count_in_workers
 from bpelab.display import (base_kind, chunk_ids, emitted_whole, first_merge_of, format_table, id_text, made_from,
@@ -457,6 +457,8 @@ def command_widget(args):
 
 def command_view(args):
     """Serve the page that shows the tokenizers side by side, on 127.0.0.1, until Ctrl-C."""
+    from bpelab import view  # (its server, http.server, takes a tenth of the start of any other command)
+
     text = argument_text(args.text, "--text")
     if len(text) > view.MAX_CHARS:
         raise UsageError(f"--text has {len(text):,} characters; the page takes at most {view.MAX_CHARS:,}")

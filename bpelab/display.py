@@ -22,6 +22,9 @@ from bpelab.messages import shown
 from bpelab.ranked import encode_ranked, is_lab_ordered, rank_table
 from bpelab.sentencepiece import SPACE_MARK, before_space_mark, token_byte
 
+DEFAULT_TEXT = "the café baker bakes cakes, the café bakes soufflé"
+"""The tutorial's review: the text both pages start with (``bpe view`` and ``bpe widget``)."""
+
 MARKS = {" ": "\N{OPEN BOX}", "\n": "\N{DOWNWARDS ARROW WITH CORNER LEFTWARDS}", "\t": "\N{RIGHTWARDS ARROW TO BAR}"}
 """How whitespace inside a token is drawn: ␣ for a space, ↵ for a newline, ⇥ for a tab."""
 

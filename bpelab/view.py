@@ -29,7 +29,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from bpelab.byte_level import replace_lone_surrogates
-from bpelab.display import merge_tree, token_spans, token_texts, visible
+from bpelab.display import DEFAULT_TEXT, merge_tree, token_spans, token_texts, visible
 
 MAX_CHARS = 100_000
 """The longest text, in characters, one request may ask to encode."""
@@ -40,8 +40,6 @@ MAX_BODY = 400_000
 TIMEOUT = 10.0
 """Seconds a connection may stay silent before the server closes it."""
 
-DEFAULT_TEXT = "the café baker bakes cakes, the café bakes soufflé"
-"""The text the page starts with: the tutorial's review."""
 
 
 def encode_all(tokenizers, text):

@@ -39,10 +39,9 @@ touching the page).
 
 import json
 
+from bpelab.display import DEFAULT_TEXT
 from bpelab.engine import TIE_RULES
 
-DEFAULT_TEXT = "the café baker bakes cakes, the café bakes soufflé"
-"""The tutorial's review, the text the page trains on unless told otherwise."""
 
 DEFAULT_TEST = "the maker baked cakes"
 """The tutorial's new sentence: it shares pieces with the review, and has two letters the review lacks."""
