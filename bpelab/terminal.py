@@ -43,8 +43,13 @@ class Output:
         self.reader_gone = False
 
     def write(self, text, flush=False):
-        """Write ``text`` as UTF-8; after a broken pipe, write nothing more."""
-        self.write_bytes(text.encode("utf-8"), flush)
+        """Write ``text`` as UTF-8; after a broken pipe, write nothing more.
+
+        A file name given as an argument may hold bytes the locale cannot
+        decode, which Python keeps as surrogates (``surrogateescape``); they go
+        out as the bytes they were, so the name is printed as it was typed.
+        """
+        self.write_bytes(text.encode("utf-8", "surrogateescape"), flush)
 
     def write_bytes(self, data, flush=False):
         """Write ``data`` exactly."""

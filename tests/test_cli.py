@@ -1,10 +1,28 @@
-"""Tests for the command line (``python3 bpe.py COMMAND ...``), each command run as a real process.
+"""Tests for the command line (``python3 bpe.py COMMAND ...``).
 
-Every run uses the C locale with Python's UTF-8 mode and locale coercion
-turned off, so standard streams and arguments are ASCII as far as Python is
-concerned: text can only come through intact if the command line really reads
-and writes UTF-8 bytes itself. The colour and progress paths run under a
-pseudo-terminal (``pty``), so ``isatty()`` is true for real.
+Every command runs as a process started in the C locale with Python's UTF-8
+mode and locale coercion turned off, so standard streams and arguments are
+ASCII as far as Python is concerned: text can only come through intact if
+the command line really reads and writes UTF-8 bytes itself.
+
+Most commands run in this process (``run_here``, tests/commands.py), which
+calls ``bpelab.cli.main`` with what such a process has: its arguments as the
+C locale decodes them, ASCII streams over bytes, its environment, and its
+exit status from ``main`` or ``SystemExit``. That is all those tests look
+at, and a run takes milliseconds instead of the 0.3 s a new interpreter
+takes to start. The runner is itself tested: the same commands run both
+ways give the same bytes and status (``test_text_survives_the_c_locale_both_ways``),
+a wrong ``print`` of non-ASCII fails as it would in a process, and a run
+leaves nothing behind (``InProcessTests``).
+
+Real processes stay where only a process shows what is tested: the locale's
+own decoding of arguments and streams (that test), a reader that goes away
+(status 141) and closed standard streams, ``/dev/stdin`` (file descriptor 0;
+in this process it is the test runner's), ``python3 -m bpe`` and
+``make_corpus.py``, and the colour, progress and reading-from-a-terminal
+paths, which run under a pseudo-terminal (``pty``) so ``isatty()`` is true
+for real. (No command here starts worker processes or serves a page; the
+runner refuses the first, and tests/test_view.py runs the second.)
 """
 
 import json
@@ -18,23 +36,22 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 import bpe
 import bpelab.cli
+from bpelab.terminal import OUT
+from tests.commands import BPE_PATH, ROOT, environment, run_here
 
 try:
     import pty
 except ImportError:  # Windows has no pseudo-terminals
     pty = None
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BPE_PATH = os.path.join(ROOT, "bpe.py")
 LAB = os.path.join(ROOT, "tokenizer.json")
 CORPUS = os.path.join(ROOT, "corpus.txt")
 
-ENV = dict(os.environ, LC_ALL="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
-for name in ("NO_COLOR", "PYTHONIOENCODING"):
-    ENV.pop(name, None)
+ENV = environment()
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 STYLED = re.compile(r"\x1b\[([0-9;]+)m([^\x1b]*)\x1b\[0m")
@@ -53,8 +70,20 @@ README_FIRST_MERGES = """\
 """
 
 
+def with_stdin(command):
+    """``(arguments, stdin)`` of a command written as a tuple of arguments, optionally ending in stdin bytes."""
+    if command and isinstance(command[-1], bytes):
+        return command[:-1], command[-1]
+    return command, b""
+
+
+def run_all_here(*commands):
+    """Run commands (each as ``with_stdin`` reads it) one after another in this process."""
+    return [run_here(*args, stdin=stdin) for args, stdin in map(with_stdin, commands)]
+
+
 def start(command, cwd=None):
-    """Start ``command`` with pipes for all three standard streams."""
+    """Start ``command`` as a real process with pipes for all three standard streams."""
     pipe = subprocess.PIPE
     return subprocess.Popen(command, stdin=pipe, stdout=pipe, stderr=pipe, env=ENV, cwd=cwd)
 
@@ -65,21 +94,20 @@ def finish(process, stdin=b""):
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
-def run(*args, stdin=b""):
-    """Run ``bpe.py`` with ``args`` and bytes on standard input; stdout and stderr are pipes."""
+def run_process(*args, stdin=b""):
+    """Run ``python3 bpe.py`` with ``args`` and bytes on standard input; stdout and stderr are pipes."""
     return finish(start([sys.executable, BPE_PATH, *args]), stdin)
 
 
-def run_all(*commands):
-    """Run independent commands side by side; each is a tuple of arguments, optionally ending in stdin bytes.
+def run_processes(*commands):
+    """Run independent commands (each as ``with_stdin`` reads it) as real processes, side by side.
 
     All are started before any is waited for, so they overlap without threads
     (a thread still winding down would make ``pty.fork`` unsafe).
     """
-    inputs = [command[-1] if command and isinstance(command[-1], bytes) else b"" for command in commands]
-    arguments = [command[:-1] if command and isinstance(command[-1], bytes) else command for command in commands]
-    processes = [start([sys.executable, BPE_PATH, *args]) for args in arguments]
-    return [finish(process, stdin) for process, stdin in zip(processes, inputs)]
+    commands = [with_stdin(command) for command in commands]
+    processes = [start([sys.executable, BPE_PATH, *args]) for args, _ in commands]
+    return [finish(process, stdin) for process, (_, stdin) in zip(processes, commands)]
 
 
 def run_in_terminal(*args, env=None, typed=None):
@@ -135,7 +163,8 @@ def setUpModule():
     FOLDER = TEMP.name
     CAFE = write(FOLDER, "cafe.txt", "le café, thé, été, bébé <|end|>\n".encode() * 100)
     BYTES = os.path.join(FOLDER, "bytes.json")
-    BYTES_TRAINING = run("train", CORPUS, CAFE, "--bytes", "--special", "<|end|>", "--vocab-size", "300", "-o", BYTES)
+    BYTES_TRAINING = run_here("train", CORPUS, CAFE, "--bytes", "--special", "<|end|>", "--vocab-size", "300",
+                              "-o", BYTES)
     # A character-level tokenizer, no merges, whose alphabet holds the characters show draws marks with.
     alphabet = sorted("ab \t\n\\\u2502\u2423\u21b5\u21e5")
     text = json.dumps({"format_version": 1, "alphabet": alphabet, "merges": []})
@@ -168,7 +197,7 @@ class TrainTests(CommandLineTestCase):
 
     def test_training_on_the_corpus_gives_the_lab_tokenizer_and_a_summary(self):
         out = os.path.join(FOLDER, "lab96.json")
-        result = run("train", CORPUS, "--vocab-size", "96", "-o", out)
+        result = run_here("train", CORPUS, "--vocab-size", "96", "-o", out)
         self.assertSucceeds(result)  # stderr is not a terminal: no progress line
         with open(out, "rb") as mine, open(LAB, "rb") as lab:
             self.assertEqual(mine.read(), lab.read())
@@ -182,7 +211,7 @@ class TrainTests(CommandLineTestCase):
         with open(CORPUS, "rb") as stream:
             corpus = stream.read()
         out = os.path.join(FOLDER, "stdin128.json")
-        result = run("train", "-", "--vocab-size", "128", "-o", out, "--verbose", stdin=corpus)
+        result = run_here("train", "-", "--vocab-size", "128", "-o", out, "--verbose", stdin=corpus)
         self.assertSucceeds(result)
         *table, summary = result.stdout.decode().splitlines()
         self.assertEqual("\n".join(table[:8]) + "\n", README_FIRST_MERGES)
@@ -202,7 +231,7 @@ class TrainTests(CommandLineTestCase):
         out = os.path.join(FOLDER, "never.json")
         bad_utf8 = write(FOLDER, "latin1.txt", "café".encode("latin-1"))
         missing = os.path.join(FOLDER, "missing.txt")
-        results = run_all(
+        results = run_all_here(
             ("train", missing, "--vocab-size", "50", "-o", out),
             ("train", bad_utf8, "--vocab-size", "50", "-o", out),
             ("train", CORPUS, "--vocab-size", "20", "-o", out),
@@ -218,7 +247,7 @@ class TrainTests(CommandLineTestCase):
             self.assertEqual(stream.read(), "café".encode("latin-1"))
 
     def test_usage_errors_are_one_line_with_status_2(self):
-        results = run_all(
+        results = run_all_here(
             ("train", CORPUS, "-o", "x.json"),
             ("train", CORPUS, "-", "--vocab-size", "50", "-o", "x.json"),
             ("train", CORPUS, "--vocab-size", "many", "-o", "x.json"),
@@ -246,23 +275,40 @@ class TrainTests(CommandLineTestCase):
 class EncodeDecodeTests(CommandLineTestCase):
 
     def test_encode_a_text_argument(self):
-        self.assertEqual(run("encode", "-t", LAB, "mia has a red ball.").stdout, b"58 36 33 89 85 4\n")
-        self.assertEqual(run("encode", "-t", LAB, "--json", "mia has a red ball.").stdout, b"[58, 36, 33, 89, 85, 4]\n")
+        self.assertEqual(run_here("encode", "-t", LAB, "mia has a red ball.").stdout, b"58 36 33 89 85 4\n")
+        self.assertEqual(run_here("encode", "-t", LAB, "--json", "mia has a red ball.").stdout,
+                         b"[58, 36, 33, 89, 85, 4]\n")
 
-    def test_a_non_ascii_argument_is_utf_8_in_the_c_locale(self):
-        by_argument = run("encode", "-t", BYTES, "thé ☕")
-        self.assertSucceeds(by_argument)
-        self.assertEqual(by_argument.stdout, run("encode", "-t", BYTES, stdin="thé ☕".encode()).stdout)
+    def test_text_survives_the_c_locale_both_ways(self):
+        """Real processes: UTF-8 in arguments, on stdin and in file names, out on stdout and stderr; run_here agrees."""
+        text, named = "thé☕", os.path.join(FOLDER, "thé.json")
+        tokenizer = bpe.Tokenizer.load(BYTES)
+        commands = [("show", "-t", BYTES, text), ("encode", "-t", BYTES, text.encode()),
+                    ("train", CORPUS, "--vocab-size", "40", "-o", named), ("decode", "-t", LAB, "thé")]
+        real = run_processes(*commands)
+        shown, encoded, trained, refused = real
+        for result in (shown, encoded, trained):
+            self.assertSucceeds(result)
+        self.assertEqual(shown.stdout.splitlines()[0], "│".join(tokenizer.token_texts(text)).encode())
+        self.assertEqual(encoded.stdout.split(), [str(token_id).encode() for token_id in tokenizer.encode(text)])
+        self.assertTrue(os.path.isfile(os.path.join(os.fsencode(FOLDER), "thé".encode() + b".json")))
+        self.assertTrue(trained.stdout.startswith(named.encode() + b": 40 tokens"), trained.stdout)  # (once a failure)
+        self.assertFails(refused, "is not a token ID")
+        self.assertTrue(refused.stderr.isascii(), refused.stderr)  # stderr in the C locale escapes what is not ASCII
+        for command, process, in_process in zip(commands, real, run_all_here(*commands)):
+            self.assertEqual((process.returncode, process.stdout, process.stderr),
+                             (in_process.returncode, in_process.stdout, in_process.stderr), command)
 
     def test_decode_writes_exactly_the_text(self):
-        self.assertEqual(run("decode", "-t", LAB, "58", "36", "33", "89", "85", "4").stdout, b"mia has a red ball.")
-        self.assertEqual(run("decode", "-t", LAB, stdin=b"[58, 36,\n 1]").stdout, b"mia has\n")
+        self.assertEqual(run_here("decode", "-t", LAB, "58", "36", "33", "89", "85", "4").stdout,
+                         b"mia has a red ball.")
+        self.assertEqual(run_here("decode", "-t", LAB, stdin=b"[58, 36,\n 1]").stdout, b"mia has\n")
 
     def round_trip(self, tokenizer, data):
         """Encode ``data`` from standard input, decode the IDs from standard input; return the bytes."""
-        encoded = run("encode", "-t", tokenizer, "-", stdin=data)
+        encoded = run_here("encode", "-t", tokenizer, "-", stdin=data)
         self.assertSucceeds(encoded)
-        decoded = run("decode", "-t", tokenizer, "-", stdin=encoded.stdout)
+        decoded = run_here("decode", "-t", tokenizer, "-", stdin=encoded.stdout)
         self.assertSucceeds(decoded)
         return encoded.stdout, decoded.stdout
 
@@ -273,24 +319,24 @@ class EncodeDecodeTests(CommandLineTestCase):
         self.assertTrue(encoded.endswith(b" 1 1\n"))  # the trailing newlines were encoded (ID 1 is "\n")
 
     def test_unknown_characters_decode_to_the_replacement_character(self):
-        encoded = run("encode", "-t", LAB, "-", stdin="café ☕\n".encode())
+        encoded = run_here("encode", "-t", LAB, "-", stdin="café ☕\n".encode())
         self.assertEqual(encoded.stdout, b"7 5 0 0 2 0 1\n")
         self.assertEqual(encoded.stderr.decode(), "bpe: note: 3 characters not in the tokenizer's alphabet became "
                          "<unk> (ID 0); a byte-level tokenizer (train --bytes) knows every character\n")
-        decoded = run("decode", "-t", LAB, "-", stdin=encoded.stdout)
+        decoded = run_here("decode", "-t", LAB, "-", stdin=encoded.stdout)
         self.assertEqual(decoded.stdout, "ca\ufffd\ufffd \ufffd\n".encode())
 
     def test_byte_level_round_trips_everything_even_a_cut_character(self):
         data = "café ☕\r\n".encode()
         self.assertEqual(self.round_trip(BYTES, data)[1], data)
         data = "café ☕ <|end|>\n".encode()
-        special = run("encode", "-t", BYTES, "--allow-special", stdin=data)
+        special = run_here("encode", "-t", BYTES, "--allow-special", stdin=data)
         self.assertIn(b" 299 ", special.stdout)
-        self.assertEqual(run("decode", "-t", BYTES, stdin=special.stdout).stdout, data)
-        self.assertEqual(run("decode", "-t", BYTES, "99", "195").stdout, b"c\xc3")
+        self.assertEqual(run_here("decode", "-t", BYTES, stdin=special.stdout).stdout, data)
+        self.assertEqual(run_here("decode", "-t", BYTES, "99", "195").stdout, b"c\xc3")
 
     def test_bad_ids_and_bad_input(self):
-        results = run_all(
+        results = run_all_here(
             ("decode", "-t", LAB, "58", "96"),
             ("decode", "-t", LAB, "--", "-1"),
             ("decode", "-t", LAB, b"58 x"),
@@ -320,8 +366,8 @@ class EncodeDecodeTests(CommandLineTestCase):
             ("future.json", b'{"format_version": 9}'),
             ("badmerge.json", b'{"format_version": 1, "alphabet": ["a"], "merges": [["a", "b"]]}'),
         ]]
-        missing_result, *results = run_all(("encode", "-t", missing, "hi"),
-                                           *[("decode", "-t", path, "0") for path in malformed])
+        missing_result, *results = run_all_here(("encode", "-t", missing, "hi"),
+                                                *[("decode", "-t", path, "0") for path in malformed])
         self.assertFails(missing_result, f"bpe: {missing}: No such file or directory")
         for path, result in zip(malformed, results):
             with self.assertRaises(ValueError) as caught:
@@ -341,22 +387,22 @@ class ShowTests(CommandLineTestCase):
     UNCOLOURED = "mia has a café.↵\r\nok\r\n18 characters, 12 tokens, 1.500 characters per token, 2 unknown\r\n"
 
     def test_piped_output_is_plain(self):
-        result = run("show", "-t", LAB, self.TEXT)
+        result = run_here("show", "-t", LAB, self.TEXT)
         self.assertEqual((result.returncode, result.stderr.count(b"\n")), (0, 1))
         self.assertIn(b"2 characters not in the tokenizer's alphabet", result.stderr)
         self.assertEqual(result.stdout.decode(), self.PLAIN)
 
     def test_marks_and_the_boundary_are_escaped_where_they_are_text(self):
-        result = run("show", "-t", MARKS_TOKENIZER, "a b\t\n\\│␣↵⇥")
+        result = run_here("show", "-t", MARKS_TOKENIZER, "a b\t\n\\│␣↵⇥")
         shown, footer = result.stdout.decode().rsplit("\n", 2)[:2]
         self.assertEqual(shown.split("│"),
                          ["a", "␣", "b", "⇥", "↵\n", "\\\\", "\\u2502", "\\u2423", "\\u21b5", "\\u21e5"])
         self.assertEqual(footer, "10 characters, 10 tokens, 1.000 characters per token")
 
     def test_byte_level_shows_a_cut_character_as_its_bytes(self):
-        self.assertEqual(run("show", "-t", BYTES, "☕").stdout.decode().splitlines()[0], "\\xe2│\\x98│\\x95")
+        self.assertEqual(run_here("show", "-t", BYTES, "☕").stdout.decode().splitlines()[0], "\\xe2│\\x98│\\x95")
         text = "מיה-café☕"
-        shown = run("show", "-t", BYTES, text).stdout.decode().splitlines()[0]
+        shown = run_here("show", "-t", BYTES, text).stdout.decode().splitlines()[0]
         self.assertEqual(shown.split("│"), bpe.Tokenizer.load(BYTES).token_texts(text))  # one convention for both
 
     @unittest.skipIf(pty is None, "needs a pseudo-terminal")
@@ -387,7 +433,7 @@ class ExplainTests(CommandLineTestCase):
 
     def lines(self, *args):
         """The output of a successful run, as lists of words."""
-        result = run(*args)
+        result = run_here(*args)
         self.assertSucceeds(result)
         return [line.split() for line in result.stdout.decode().splitlines()]
 
@@ -415,13 +461,13 @@ class ExplainTests(CommandLineTestCase):
         lines = self.lines("explain", "-t", BYTES, "café")
         self.assertEqual(lines[1], ["start", "c", "a", "f", "\\xc3", "\\xa9"])
         self.assertEqual(lines[2][2:], ["\\xc3", "+", "\\xa9", "c", "a", "f", "é"])
-        self.assertEqual(lines[-1], ["IDs:"] + run("encode", "-t", BYTES, "café").stdout.decode().split())
+        self.assertEqual(lines[-1], ["IDs:"] + run_here("encode", "-t", BYTES, "café").stdout.decode().split())
 
 
 class InspectTests(CommandLineTestCase):
 
     def test_merges_in_the_order_learned(self):
-        result = run("inspect", "-t", LAB)
+        result = run_here("inspect", "-t", LAB)
         self.assertSucceeds(result)
         summary, *rows = [line.split() for line in result.stdout.decode().splitlines()]
         self.assertEqual(" ".join(summary), "28 base tokens (characters + <unk>), IDs 0-27; 68 merges; 0 special tokens")
@@ -431,9 +477,9 @@ class InspectTests(CommandLineTestCase):
         self.assertEqual(rows[1 + 2], ["30", "3", "␣the", "␣t", "+", "he"])
 
     def test_top_means_the_newest_merges_and_byte_level_starts_with_merges(self):
-        everything, top, negative, zero = run_all(("inspect", "-t", BYTES), ("inspect", "-t", LAB, "--top", "5"),
-                                                  ("inspect", "-t", LAB, "--top", "-1"),
-                                                  ("inspect", "-t", LAB, "--top", "0"))
+        everything, top, negative, zero = run_all_here(("inspect", "-t", BYTES), ("inspect", "-t", LAB, "--top", "5"),
+                                                       ("inspect", "-t", LAB, "--top", "-1"),
+                                                       ("inspect", "-t", LAB, "--top", "0"))
         summary, header, *rows = [line.split() for line in everything.stdout.decode().splitlines()]
         self.assertEqual(summary[:3], ["256", "base", "tokens"])
         self.assertEqual(rows[0], ["256", "1", "␣t", "␣", "+", "t"])
@@ -447,7 +493,7 @@ class InspectTests(CommandLineTestCase):
         tokenizer = bpe.Tokenizer.train("the the the", 300, byte_level=True, special_tokens=["Ġthe"])
         path = os.path.join(FOLDER, "display.json")
         tokenizer.save(path)
-        *_, merged, special = [line.split() for line in run("inspect", "-t", path).stdout.decode().splitlines()]
+        *_, merged, special = [line.split() for line in run_here("inspect", "-t", path).stdout.decode().splitlines()]
         self.assertEqual((merged[2], special), ("␣the", [str(tokenizer.special_tokens["Ġthe"]), "Ġthe", "special"]))
 
     def test_columns_are_not_padded_past_a_long_token(self):
@@ -456,16 +502,42 @@ class InspectTests(CommandLineTestCase):
                                                                         ["aaaaaaaa", "aaaaaaaa"],
                                                                         ["aaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaa"],
                                                                         ["a", "b"]]}).encode())
-        lines = run("inspect", "-t", path).stdout.decode().splitlines()
+        lines = run_here("inspect", "-t", path).stdout.decode().splitlines()
         self.assertEqual(lines[-1], " 8      6  ab" + " " * 22 + "  a + b")
         self.assertLess(max(map(len, lines)), 32 + 2 * 24 + 10)
+
+
+class InProcessTests(CommandLineTestCase):
+    """``run_here`` fails where a real process fails, and leaves this process as it found it."""
+
+    def test_printing_text_that_is_not_ascii_fails_as_in_the_c_locale(self):
+        with mock.patch.dict(bpelab.cli.COMMANDS, encode=lambda args: print("thé")):  # not through OUT
+            result = run_here("encode", "-t", LAB, "x")
+        self.assertFails(result, "bpe: 'ascii' codec can't encode character '\\xe9' in position 2")
+
+    def test_each_run_starts_afresh_and_puts_everything_back(self):
+        def reader_gone(args):
+            OUT.reader_gone = True
+
+        state = (dict(os.environ), os.getcwd(), sys.argv, sys.stdin, sys.stdout, sys.stderr,
+                 [signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)])
+        with mock.patch.dict(bpelab.cli.COMMANDS, encode=reader_gone):
+            self.assertEqual(run_here("encode", "-t", LAB, "x", env={"NO_COLOR": "1"}, cwd=FOLDER).returncode, 141)
+        runs = [run_here("encode", "-t", LAB, "mia"), run_here("train", CORPUS, "--vocab-size", "20", "-o", "x.json"),
+                run_here("encode", "--help"), run_here("train", CORPUS, "--vocab-size", "40", "-o",
+                                                       os.path.join(FOLDER, "afresh.json"))]
+        self.assertEqual([result.returncode for result in runs], [0, 1, 0, 0])
+        self.assertEqual(runs[0].stdout, b"58\n")  # not silenced by the reader gone before
+        self.assertEqual((dict(os.environ), os.getcwd(), sys.argv, sys.stdin, sys.stdout, sys.stderr,
+                          [signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)]), state)
+        self.assertFalse(OUT.reader_gone)
 
 
 class UsageTests(CommandLineTestCase):
 
     def test_every_command_has_help(self):
         commands = ("train", "encode", "decode", "show", "explain", "inspect")
-        for command, result in zip(commands, run_all(*[(command, "--help") for command in commands])):
+        for command, result in zip(commands, run_all_here(*[(command, "--help") for command in commands])):
             self.assertSucceeds(result)
             self.assertIn(f"usage: bpe {command}", result.stdout.decode())
 
@@ -476,7 +548,7 @@ class UsageTests(CommandLineTestCase):
             self.assertIn(command, result.stdout.decode())
 
     def test_usage_errors(self):
-        results = run_all((), ("frobnicate",), ("encode", "hi"))
+        results = run_all_here((), ("frobnicate",), ("encode", "hi"))
         for result, message in zip(results, ["required", "invalid choice", "-t/--tokenizer"]):
             self.assertFails(result, message, status=2)
 
@@ -496,8 +568,7 @@ class PipesAndStreamsTests(CommandLineTestCase):
         process = start([sys.executable, BPE_PATH, "train", CORPUS, "--vocab-size", "96", "-o", out, "--verbose"])
         lines = [process.stdout.readline() for _ in range(3)]  # like | head -3
         process.stdout.close()
-        stderr = process.stderr.read()
-        process.wait(60)
+        _, stderr = process.communicate(timeout=60)  # (closes stdin and stderr too)
         self.assertEqual(lines[2], b"| 1 | `\" \"` + `\"t\"` | `\" t\"` | 2,400 |\n")
         self.assertEqual((process.returncode, stderr), (141, b""))
         with open(out, "rb") as mine, open(LAB, "rb") as lab:
@@ -513,8 +584,7 @@ class PipesAndStreamsTests(CommandLineTestCase):
         for process in processes:
             process.stdout.close()  # before the command has written anything
         for command, process in zip(commands, processes):
-            stderr = process.stderr.read()
-            process.wait(60)
+            _, stderr = process.communicate(timeout=60)
             self.assertEqual((process.returncode, stderr), (141, b""), command)
         self.assertTrue(os.path.exists(os.path.join(FOLDER, "unread.json")))
 
@@ -528,25 +598,27 @@ class PipesAndStreamsTests(CommandLineTestCase):
         with open(CORPUS, "rb") as stream:
             corpus = stream.read()
         out = os.path.join(FOLDER, "stdin-device.json")
-        result = run("train", "/dev/stdin", "--vocab-size", "96", "-o", out, stdin=corpus)
+        result = run_process("train", "/dev/stdin", "--vocab-size", "96", "-o", out, stdin=corpus)
         self.assertSucceeds(result)
         self.assertIn("(45,223 characters, 14,381 tokens)", result.stdout.decode())
 
     def test_special_files_are_refused_in_one_line(self):
         fifo = os.path.join(FOLDER, "out.fifo")
         os.mkfifo(fifo)
-        to_fifo, from_zero = run_all(("train", CORPUS, "--vocab-size", "96", "-o", fifo),
-                                     ("encode", "-t", "/dev/zero", "hi"))
+        self.addCleanup(os.remove, fifo)
+        to_fifo, from_zero = run_all_here(("train", CORPUS, "--vocab-size", "96", "-o", fifo),
+                                          ("encode", "-t", "/dev/zero", "hi"))
         self.assertFails(to_fifo, f"bpe: {fifo}: a pipe; only a regular file is written")
         self.assertFails(from_zero, "bpe: /dev/zero: a character device, which is not read")
-        endless = run_all(("show", "-t", LAB, "--file", "/dev/zero"), ("count", "-t", LAB, "/dev/zero"),
-                          ("train", "/dev/zero", "--vocab-size", "96", "-o", os.path.join(FOLDER, "never.json")))
+        endless = run_all_here(("show", "-t", LAB, "--file", "/dev/zero"), ("count", "-t", LAB, "/dev/zero"),
+                               ("train", "/dev/zero", "--vocab-size", "96", "-o", os.path.join(FOLDER, "never.json")))
         for result in endless:  # text that never ends is refused before any reading (it once read for ever)
             self.assertFails(result, "bpe: /dev/zero: a character device, which is not read as text")
 
     def test_huge_ids_name_the_argument(self):
         digits = "9" * 5000
-        as_arguments, as_json = run_all(("decode", "-t", LAB, digits), ("decode", "-t", LAB, ("[" + digits + "]").encode()))
+        as_arguments, as_json = run_all_here(("decode", "-t", LAB, digits),
+                                             ("decode", "-t", LAB, ("[" + digits + "]").encode()))
         self.assertFails(as_arguments, "bpe: IDS: '99999")
         self.assertFails(as_json, "bpe: standard input: '99999")
         self.assertLess(len(as_arguments.stderr), 200)
@@ -555,7 +627,7 @@ class PipesAndStreamsTests(CommandLineTestCase):
         word = "".join(random.Random(3).choices("abcdefghijklmnopqrstuvwxyz", k=2000))
         path = os.path.join(FOLDER, "long-word.json")
         bpe.Tokenizer.train(word + " " + word, 3000, byte_level=True).save(path)
-        result = run("explain", "-t", path, word * 5)
+        result = run_here("explain", "-t", path, word * 5)
         self.assertSucceeds(result)
         self.assertLess(len(result.stdout), 30_000)  # uncapped, every step drew 10,000 tokens
         self.assertIn("(more merges follow; only the first 40 are shown)", result.stdout.decode())
@@ -568,8 +640,9 @@ class FrictionTests(CommandLineTestCase):
     def test_encode_and_show_read_a_file(self):
         with open(CORPUS, "rb") as stream:
             corpus_bytes = stream.read()
-        by_file, by_stdin, both = run_all(("encode", "-t", LAB, "--file", CORPUS), ("encode", "-t", LAB, "-", corpus_bytes),
-                                          ("encode", "-t", LAB, "--file", CORPUS, "hi"))
+        by_file, by_stdin, both = run_all_here(("encode", "-t", LAB, "--file", CORPUS),
+                                               ("encode", "-t", LAB, "-", corpus_bytes),
+                                               ("encode", "-t", LAB, "--file", CORPUS, "hi"))
         self.assertSucceeds(by_file)
         self.assertEqual(by_file.stdout, by_stdin.stdout)
         self.assertEqual(len(by_file.stdout.split()), 14381)
@@ -585,8 +658,8 @@ class FrictionTests(CommandLineTestCase):
     def test_the_pattern_can_be_chosen_and_the_lab_one_is_described_as_ascii_only(self):
         russian = write(FOLDER, "russian.txt", "«привет», сказал он. «привет», сказала она.\n".encode() * 20)
         out = os.path.join(FOLDER, "russian.json")
-        trained, helped = run_all(("train", russian, "--vocab-size", "60", "--pattern", "o200k", "-o", out),
-                                  ("train", "--help"))
+        trained, helped = run_all_here(("train", russian, "--vocab-size", "60", "--pattern", "o200k", "-o", out),
+                                       ("train", "--help"))
         self.assertSucceeds(trained)
         self.assertEqual(load_json(out)["pattern"], "o200k")
         self.assertEqual(bpe.chunks("«привет», café", "o200k"), ["«привет", "»,", " café"])

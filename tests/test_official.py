@@ -24,6 +24,7 @@ from unittest import mock
 from bpe import Tokenizer
 from bpelab import official
 from tests.clients import official_tokenizer, require_module, require_official, skip_or_fail
+from tests.commands import run_here
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CL100K = "cl100k_base.tiktoken"
@@ -251,8 +252,8 @@ class TheCommandLine(unittest.TestCase):
     """``-t`` takes a file of any format the lab reads, or an official name; an existing file wins."""
 
     def run_bpe(self, *arguments, cwd=None):
-        return subprocess.run([sys.executable, os.path.join(ROOT, "bpe.py"), *arguments], capture_output=True,
-                              text=True, cwd=cwd, timeout=120)
+        """``bpe`` with ``arguments``, run as a process would run it (``tests.commands.run_here``)."""
+        return run_here(*arguments, cwd=cwd, text=True)
 
     @require_official("gpt2")
     def test_a_name(self):

@@ -23,6 +23,7 @@ from bpelab import engine, pipeline, ranked
 from bpelab.added_tokens import AddedToken
 from bpelab.pipeline import Pipeline, normalize
 from tests.clients import require_module
+from tests.commands import run_here
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "hf")
 BUILT = ("ranked", "nfc", "sequence", "steps")
@@ -317,24 +318,10 @@ class CommandLineAndDatasetTests(unittest.TestCase):
     """The command line reads a tokenizer.json as it is; inspect and explain say what a pipeline does."""
 
     def run_cli(self, *argv):
-        import contextlib
-        import io
-        import sys
-
-        from bpelab import cli
-
-        out_bytes = io.BytesIO()
-        out = io.TextIOWrapper(out_bytes, encoding="utf-8")
-        saved = sys.stdout
-        sys.stdout = out
-        try:
-            with contextlib.redirect_stderr(io.StringIO()):
-                status = cli.main(list(argv))
-            out.flush()
-        finally:
-            sys.stdout = saved
-        self.assertEqual(status, 0)
-        return out_bytes.getvalue().decode("utf-8").splitlines()
+        """The lines a successful command prints, run in this process (``tests.commands.run_here``)."""
+        result = run_here(*argv)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return result.stdout.decode("utf-8").splitlines()
 
     def test_inspect_describes_the_pipeline(self):
         lines = self.run_cli("inspect", "-t", os.path.join(DATA, "nfc.json"), "--top", "1")

@@ -17,6 +17,7 @@ import unittest
 from bpe import Tokenizer
 from bpelab import files, workers
 from make_corpus import corpus
+from tests.commands import run_here
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BPE_PATH = os.path.join(ROOT, "bpe.py")
@@ -213,6 +214,7 @@ class CommandLineTests(unittest.TestCase):
             stream.write(TEXTS[0].encode())
 
     def run_bpe(self, *args):
+        """``python3 bpe.py`` as a real process, for a command with worker processes (the test runner must not fork)."""
         return subprocess.run([sys.executable, BPE_PATH, *args], capture_output=True, text=True, timeout=120)
 
     def test_prepare_and_count(self):
@@ -224,7 +226,7 @@ class CommandLineTests(unittest.TestCase):
         self.assertEqual(read_ids(out, "uint16"), ids * 2)
         self.assertEqual(prepared.stdout, f"{out}: {2 * len(ids):,} tokens as uint16 from 2 files; "
                                           f"described in {out}.json\n")
-        counted = self.run_bpe("count", "-t", self.tokenizer, "--allow-special", self.text, self.text)
+        counted = run_here("count", "-t", self.tokenizer, "--allow-special", self.text, self.text, text=True)
         self.assertEqual(counted.stdout.split(), [f"{len(ids) - 1:,}", self.text, f"{len(ids) - 1:,}", self.text,
                                                   f"{2 * len(ids) - 2:,}", "total"])
 
@@ -237,7 +239,7 @@ class CommandLineTests(unittest.TestCase):
             (["count", "-t", self.tokenizer, self.text], "special token '<|endoftext|>'"),
         ]
         for args, message in cases:
-            result = self.run_bpe(*args)
+            result = run_here(*args, text=True)
             with self.subTest(args=args):
                 self.assertEqual(result.returncode, 1)
                 self.assertEqual(result.stderr.count("\n"), 1, result.stderr)

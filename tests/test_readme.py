@@ -18,11 +18,12 @@ The conventions checked here, as README states them:
 - Every ```console block of README.md and docs/*.md whose commands are all
   ``python3 bpe.py ...`` on the checkout's corpus.txt and tokenizer.json, or
   on files written by earlier commands of the block (no pipe, no other input
-  file), runs through ``bpelab.cli.main`` in this process, in a scratch
-  folder; each command must print the lines under it (what it writes on
-  stderr first, then stdout), where a line ``...`` stands for any number of
-  lines. A block naming an official vocabulary (``-t o200k``) needs an
-  optional client's files; tests/test_compare.py runs those blocks.
+  file), runs through ``bpelab.cli.main`` in this process (``run_here`` of
+  tests/commands.py: the streams of a real process in the C locale), in a
+  scratch folder; each command must print the lines under it (what it
+  writes on stderr first, then stdout), where a line ``...`` stands for any
+  number of lines. A block naming an official vocabulary (``-t o200k``)
+  needs an optional client's files; tests/test_compare.py runs those blocks.
 
 Nothing here needs the network or an optional client, and all of it takes
 well under a second or two.
@@ -45,6 +46,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from bpelab.official import official_name  # noqa: E402 (after the project's root is on the path)
+from tests.commands import run_here  # noqa: E402
 
 README = os.path.join(ROOT, "README.md")
 DOCS = os.path.join(ROOT, "docs")
@@ -196,22 +198,9 @@ def console_commands(body):
 
 
 def run_command(arguments):
-    """Run the command line in this process; return its stderr and stdout lines."""
-    from bpelab import cli
-
-    out_bytes = io.BytesIO()
-    out, err = io.TextIOWrapper(out_bytes, encoding="utf-8"), io.StringIO()
-    saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = out, err
-    try:
-        try:
-            cli.main(arguments)
-        except SystemExit:  # argparse's usage errors
-            pass
-        out.flush()
-    finally:
-        sys.stdout, sys.stderr = saved
-    return err.getvalue().splitlines() + out_bytes.getvalue().decode("utf-8").splitlines()
+    """Run the command line in this process (``tests.commands.run_here``); return its stderr and stdout lines."""
+    result = run_here(*arguments)
+    return result.stderr.decode("utf-8").splitlines() + result.stdout.decode("utf-8").splitlines()
 
 
 class ReadmeShape(unittest.TestCase):

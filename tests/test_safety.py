@@ -28,6 +28,7 @@ from bpe import Tokenizer
 from bpelab import engine, files
 from bpelab import specials as special_tokens_module
 from make_corpus import corpus
+from tests.commands import run_here
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAB = Tokenizer.load(os.path.join(ROOT, "tokenizer.json"))
@@ -407,8 +408,7 @@ class MessageTests(unittest.TestCase):
                 Tokenizer.load(path)
             self.assertIn("bad\\nname.json", str(caught.exception))
             self.assertNotIn("\n", str(caught.exception))
-            missing = subprocess.run([sys.executable, os.path.join(ROOT, "bpe.py"), "count", "-t",
-                                      os.path.join(ROOT, "tokenizer.json"), "no\nsuch.txt"], capture_output=True, text=True)
+            missing = run_here("count", "-t", os.path.join(ROOT, "tokenizer.json"), "no\nsuch.txt", text=True)
             self.assertEqual((missing.returncode, missing.stderr.count("\n")), (1, 1), missing.stderr)
             self.assertIn("'no\\nsuch.txt': No such file", missing.stderr)
             with self.assertRaises(OSError) as caught:

@@ -6,12 +6,10 @@ of the paper's repository); ours spells its classes out (Unicode 14.0.0), so
 the two agree on every character that version assigns.
 """
 
-import io
 import json
 import os
 import random
 import re
-import sys
 import tempfile
 import unicodedata
 import unittest
@@ -19,11 +17,12 @@ from collections import Counter
 
 import bpe
 from bpe import Tokenizer, chunks
-from bpelab import cli, patterns
+from bpelab import patterns
 from bpelab.byte_level import SINGLE_BYTES, bytes_to_display
 from bpelab.training import SUPERBPE_TIES
 from make_corpus import corpus
 from tests.clients import require_module
+from tests.commands import run_here
 
 PAPER_SPLIT = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
 """The stage-2 pre-tokenizer regex of the paper's repository, copied as a fact."""
@@ -212,21 +211,9 @@ class FileTests(unittest.TestCase):
 
 
 def run_command(arguments, stdin=b""):
-    """Run the command line in this process with ``stdin`` as its input; return its status and its output."""
-    saved = sys.stdin, sys.stdout, sys.stderr
-    output = io.BytesIO()
-    sys.stdin, sys.stdout = io.TextIOWrapper(io.BytesIO(stdin)), io.TextIOWrapper(output, encoding="utf-8")
-    sys.stderr = sys.stdout
-    try:
-        try:
-            status = cli.main(arguments)
-        except SystemExit as error:  # argparse's usage errors
-            status = error.code
-        sys.stdout.flush()
-        return status, output.getvalue().decode("utf-8")
-    finally:
-        sys.stdout.detach()  # (so that the wrapper, once dropped, does not close what it wraps)
-        sys.stdin, sys.stdout, sys.stderr = saved
+    """Run the command line in this process (``tests.commands.run_here``); return its status, then stderr and stdout."""
+    result = run_here(*arguments, stdin=stdin)
+    return result.returncode, (result.stderr + result.stdout).decode("utf-8")
 
 
 if __name__ == "__main__":

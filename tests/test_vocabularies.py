@@ -13,7 +13,6 @@ import json
 import os
 import random
 import re
-import subprocess
 import sys
 import tempfile
 import unicodedata
@@ -25,8 +24,8 @@ from bpe import Tokenizer, chunks
 from bpelab import blocks, patterns, tiktoken_files, unicode_ranges
 from tests.clients import installed, official_tokenizer, require, require_module
 from make_corpus import corpus
+from tests.commands import run_here
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PINNED = unicodedata.unidata_version == unicode_ranges.UNICODE_VERSION
 
 OFFICIAL = {
@@ -373,17 +372,13 @@ class TiktokenFileTests(unittest.TestCase):
     def test_the_command_line_converts_and_explains(self):
         source = self.write(list(self.ranks.items()), name="mine.tiktoken.gz", compress=True)
         out = os.path.join(self.folder, "mine.json")
-        bpe_path = os.path.join(ROOT, "bpe.py")
-        converted = subprocess.run([sys.executable, bpe_path, "convert", source, "-o", out, "--pattern", "gpt2",
-                                    "--special", "<|end|>=700"], capture_output=True, text=True)
+        converted = run_here("convert", source, "-o", out, "--pattern", "gpt2", "--special", "<|end|>=700", text=True)
         self.assertEqual((converted.returncode, converted.stderr), (0, ""))
         self.assertIn(f"701 IDs, {len(self.trained.merges)} merges, pattern gpt2, 1 special tokens", converted.stdout)
         self.assertEqual(Tokenizer.load(out).merges, self.trained.merges)
-        explained = subprocess.run([sys.executable, bpe_path, "explain", "-t", out, "the kitchen"],
-                                   capture_output=True, text=True)
+        explained = run_here("explain", "-t", out, "the kitchen", text=True)
         self.assertIn("tokens: t he ␣kitchen", explained.stdout)
-        missing = subprocess.run([sys.executable, bpe_path, "convert", source, "-o", out], capture_output=True,
-                                 text=True)
+        missing = run_here("convert", source, "-o", out, text=True)
         self.assertEqual(missing.returncode, 2)
         self.assertIn("a .tiktoken file needs --pattern", missing.stderr)
 
