@@ -237,14 +237,14 @@ class OfficialVocabularyTests(unittest.TestCase):
         return differences
 
     def test_the_corpus_real_text_and_sentences_in_many_scripts(self):
-        texts = [corpus(), source_text(3_000_000), licence_text(300_000), *SENTENCES, "".join(SENTENCES) * 20]
+        texts = [corpus(), source_text(1_000_000), licence_text(300_000), *SENTENCES, "".join(SENTENCES) * 20]
         for pattern in OFFICIAL:
             with self.subTest(pattern=pattern):
                 self.assertEqual(self.assert_same(pattern, texts), 0)
 
     @unittest.skipUnless(PINNED, "needs Python's unicodedata at the pinned version, to know what Unicode 14 lacked")
     def test_random_strings_from_every_plane(self):
-        strings = random_strings(20_000)
+        strings = random_strings(10_000)
         for pattern in OFFICIAL:
             with self.subTest(pattern=pattern):
                 differences = self.assert_same(pattern, strings)

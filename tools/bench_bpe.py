@@ -233,7 +233,7 @@ PRESETS = {
         "sizes": [300, 400, 500],
         "byte_vocab": 500,
         "repeat": 1,
-        "reference_kb": 5.0,
+        "reference_kb": 2.0,
         "letters": [1_000, 10_000],
         "long": {"repeated-a": [1_000, 10_000], "letters": [1_000, 10_000], "word": [100, 1_000],
                  "specials": [16, 160], "explain": [100, 1_000]},
