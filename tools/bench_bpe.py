@@ -1363,6 +1363,28 @@ def problem_of(result):
     return result.get("skipped", "")
 
 
+def measure_in_turn(specs, repeat, code):
+    """``measure`` of several jobs, their runs taken in turn (each job once, then each again, ...).
+
+    A slow spell of a noisy machine then falls on every job alike, so the
+    ratios between them hold; a job stops at its first skip or failure.
+    """
+    measurements = [Measurement() for _ in specs]
+    for run in range(repeat):
+        for spec, measurement in zip(specs, measurements):
+            if measurement.problem:
+                continue
+            log(f"  {label(spec['impl'])}: {spec['job']}, ties={spec.get('ties')}, workers={spec.get('workers')} "
+                f"(round {run + 1}/{repeat})")
+            result = run_once(spec, code)
+            measurement.problem = problem_of(result)
+            if measurement.problem:
+                log(f"    {measurement.problem}")
+            else:
+                measurement.runs.append(result)
+    return measurements
+
+
 def measure(spec, repeat, code, first_run_extra=None):
     """Run a job ``repeat`` times from the code snapshot ``code``; stop at the first skip or failure.
 
@@ -1631,6 +1653,13 @@ class Plan:
         if measurement.problem.startswith("failed"):
             self.failures.append(measurement.problem)
         return measurement
+
+    def measure_in_turn(self, specs):
+        """Run several job specs the configured number of times, in turn; remember failures."""
+        measurements = measure_in_turn(specs, self.settings["repeat"], self.code)
+        self.failures += [measurement.problem for measurement in measurements
+                          if measurement.problem.startswith("failed")]
+        return measurements
 
     def setup(self, spec, description):
         """Run a preparing job once; raise ``SetupFailed`` if it does not succeed."""
@@ -2073,8 +2102,9 @@ def bench_trainers(plan):
 
     At each size: ours with rustbpe's rule in 1 and 2 worker processes and
     with Hugging Face's in 2, then rustbpe and Hugging Face themselves, and
-    at the larger size ours counted on Dask. Each library's row says
-    whether it learned exactly the merges of ours with its rule.
+    at the larger size ours counted on Dask, their runs taken in turn. Each
+    library's row says whether it learned exactly the merges of ours with
+    its rule.
     """
     prose = plan.corpora[PROSE]
     big_path = os.path.join(plan.folder, f"prose-x{MEMORY_COPIES}.txt")
@@ -2086,15 +2116,15 @@ def bench_trainers(plan):
         size = f"{prose['bytes'] * copies / MB:.2f} MB prose"
         log(f"trainers on {size}")
         base = {"job": "train-rule", "corpus": path, "vocab_size": plan.settings["byte_vocab"]}
-        runs = {}
+        specs = {}
         for ties, (peer, min_count) in RULE_PEERS.items():
             for workers in ((1, 2) if ties == "rustbpe" else (2,)):
-                runs[ties, workers] = plan.measure(dict(base, impl="ours", ties=ties, min_count=min_count,
-                                                        workers=workers))
+                specs[ties, workers] = dict(base, impl="ours", ties=ties, min_count=min_count, workers=workers)
             if plan.settings["peers"]:
-                runs[ties, peer] = plan.measure(dict(base, impl=peer, ties=ties, min_count=min_count))
+                specs[ties, peer] = dict(base, impl=peer, ties=ties, min_count=min_count)
         if copies > 1 and plan.settings["peers"]:
-            runs["rustbpe", "dask"] = plan.measure(dict(base, impl="dask", ties="rustbpe", min_count=1))
+            specs["rustbpe", "dask"] = dict(base, impl="dask", ties="rustbpe", min_count=1)
+        runs = dict(zip(specs, plan.measure_in_turn(list(specs.values()))))
         group = []
         for (ties, who), measurement in runs.items():
             impl = who if isinstance(who, str) else "ours"
