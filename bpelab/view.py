@@ -41,7 +41,6 @@ TIMEOUT = 10.0
 """Seconds a connection may stay silent before the server closes it."""
 
 
-
 def encode_all(tokenizers, text):
     """What the page draws for ``text``: for each ``(label, tokenizer)``, its IDs, pieces and counts."""
     results = []

@@ -1,6 +1,7 @@
 """The lab's tests; ``python3 -m unittest`` finds them here and in ``test_bpe.py``.
 
-Many tests run ``python3 bpe.py`` as a real process, about 150 in a run.
+Some tests run ``python3 bpe.py`` as a real process, a few dozen in a run (most
+commands run in the tests' own process instead: ``tests.commands``).
 Where Python is told not to write bytecode (``PYTHONDONTWRITEBYTECODE=1``, as
 some build machines set it), each of those processes compiles the package's
 40 modules from source again, about 0.1 s each time. So the processes the tests

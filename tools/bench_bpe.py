@@ -1363,6 +1363,23 @@ def problem_of(result):
     return result.get("skipped", "")
 
 
+def job_description(spec):
+    """The numbers that say which job a spec is (paths and nested settings would drown the progress line)."""
+    return ", ".join(f"{key}={value}" for key, value in spec.items() if key == "job" or isinstance(value, (int, float)))
+
+
+def take_run(measurement, spec, code, run, repeat):
+    """Run ``spec`` once into ``measurement``; False (and the reason kept and logged) at a skip or failure."""
+    log(f"  {label(spec['impl'])}: {job_description(spec)} (run {run + 1}/{repeat})")
+    result = run_once(spec, code)
+    measurement.problem = problem_of(result)
+    if measurement.problem:
+        log(f"    {measurement.problem}")
+        return False
+    measurement.runs.append(result)
+    return True
+
+
 def measure_in_turn(specs, repeat, code):
     """``measure`` of several jobs, their runs taken in turn (each job once, then each again, ...).
 
@@ -1372,16 +1389,8 @@ def measure_in_turn(specs, repeat, code):
     measurements = [Measurement() for _ in specs]
     for run in range(repeat):
         for spec, measurement in zip(specs, measurements):
-            if measurement.problem:
-                continue
-            log(f"  {label(spec['impl'])}: {spec['job']}, ties={spec.get('ties')}, workers={spec.get('workers')} "
-                f"(round {run + 1}/{repeat})")
-            result = run_once(spec, code)
-            measurement.problem = problem_of(result)
-            if measurement.problem:
-                log(f"    {measurement.problem}")
-            else:
-                measurement.runs.append(result)
+            if not measurement.problem:
+                take_run(measurement, spec, code, run, repeat)
     return measurements
 
 
@@ -1392,18 +1401,10 @@ def measure(spec, repeat, code, first_run_extra=None):
     one trained tokenizer without charging the save to every run).
     """
     measurement = Measurement()
-    # Paths and nested settings would drown the progress line; numbers say which job this is.
-    description = ", ".join(f"{key}={value}" for key, value in spec.items()
-                            if key == "job" or isinstance(value, (int, float)))
     for run in range(repeat):
         this_spec = dict(spec, **first_run_extra) if run == 0 and first_run_extra else spec
-        log(f"  {label(spec['impl'])}: {description} (run {run + 1}/{repeat})")
-        result = run_once(this_spec, code)
-        measurement.problem = problem_of(result)
-        if measurement.problem:
-            log(f"    {measurement.problem}")
+        if not take_run(measurement, this_spec, code, run, repeat):
             break
-        measurement.runs.append(result)
     return measurement
 
 
