@@ -22,36 +22,37 @@ from collections import Counter
 from itertools import chain
 from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
 
-from bpelab import blocks, display, gpt2_files, huggingface, official, streaming, tiktoken_files, token_files
-from bpelab.blocks import BLOCK_SIZE, read_blocks, safe_blocks, stream_blocks, text_blocks
 from bpelab.byte_level import (BYTE_TO_CHAR, CHAR_TO_BYTE, SINGLE_BYTES, bytes_to_display, display_to_bytes,
                                replace_lone_surrogates, token_offsets)
 from bpelab.checks import (REPLACEMENT_CHARACTER, UNK, check_alphabet, check_byte_alphabet, check_choice, check_flag,
                            check_merges, check_no_surrogate, check_paths, check_positive_int, check_prefix_space,
                            check_text, decoded_values)
-from bpelab.compare import compare
-from bpelab.counting import counted_files, counted_text
-from bpelab.engine import (CACHE_LIMIT, TIE_RULES, ChunkCache, Pair, Token, encode_chunk, id_order, report_progress,
-                           train_merges)
-from bpelab.files import (MAX_FILE_BYTES, PathLike, atomic_writer, check_output_path, read_file_bytes, read_json,
-                          write_text_atomic)
-from bpelab.formats import FORMAT_VERSION, READABLE_FORMATS, file_body, file_text, tokenizer_arguments
+from bpelab.commands.compare import compare
+from bpelab.corpora import counting, streaming, token_files
+from bpelab.corpora.token_files import token_file_dtype
+from bpelab.formats import gpt2, huggingface, in_memory, official, tiktoken as tiktoken_files
+from bpelab.formats.lab import FORMAT_VERSION, READABLE_FORMATS, file_body, file_text, tokenizer_arguments
+from bpelab.imported import sentencepiece, vocabulary
+from bpelab.merges.dropout import check_dropout
+from bpelab.merges.engine import (CACHE_LIMIT, ChunkCache, Pair, TIE_RULES, Token, encode_chunk, id_order,
+                                  report_progress, train_merges)
+from bpelab.merges.superbpe import check_span_counts, span_counts, trainer
+from bpelab.merges.training import (OnMerge, Progress, check_chunk_counts, count_chunks, start_sequences,
+                                    training_options)
 from bpelab.messages import named, shown
-from bpelab.patterns import DEFAULT_PATTERN, PATTERNS, check_pattern, chunker, compiled, last_safe_cut, pattern_source
-from bpelab.specials import SpecialChoice, SpecialTokenInText, SpecialTokenMatcher, special_token_ids
-from bpelab.dropout import check_dropout
-from bpelab.superbpe import check_span_counts, span_counts, trainer
-from bpelab.token_files import token_file_dtype
-from bpelab.vocabulary import GivenVocabulary
-from bpelab.sentencepiece import CharacterVocabulary
-from bpelab.training import OnMerge, Progress, check_chunk_counts, count_chunks, start_sequences, training_options
+from bpelab.reading import MAX_FILE_BYTES, PathLike, read_file_bytes, read_json
+from bpelab.text import blocks, readable
+from bpelab.text.blocks import BLOCK_SIZE, read_blocks, safe_blocks, stream_blocks, text_blocks
+from bpelab.text.patterns import (DEFAULT_PATTERN, PATTERNS, check_pattern, chunker, compiled, last_safe_cut,
+                                  pattern_source)
+from bpelab.text.specials import SpecialChoice, SpecialTokenInText, SpecialTokenMatcher, special_token_ids
+from bpelab.writing import atomic_writer, check_output_path, write_text_atomic
 
 __all__ = [
     "merge_pair", "count_pairs", "best_pair", "TIE_RULES", "reference_train", "reference_encode", "reference_superbpe",
     "chunks", "PATTERNS", "pattern_source",  # 2. chunks
     "Tokenizer", "SpecialTokenInText", "UNK", "REPLACEMENT_CHARACTER", "FORMAT_VERSION", "READABLE_FORMATS",  # 3.
-    # The machinery, from bpelab, importable from here as before. Tunables (BLOCK_SIZE, CACHE_LIMIT, MAX_FILE_BYTES)
-    # are read from their own module: set bpelab.engine.CACHE_LIMIT, not bpe.CACHE_LIMIT.
+    # The machinery, importable from here as before; a tunable is set in its module (bpelab.merges.engine.CACHE_LIMIT)
     "last_safe_cut", "safe_blocks", "text_blocks", "BLOCK_SIZE", "stream_blocks", "read_blocks", "BYTE_TO_CHAR",
     "CHAR_TO_BYTE", "bytes_to_display", "display_to_bytes", "replace_lone_surrogates", "train_merges", "encode_chunk",
     "chunker", "count_chunks", "CACHE_LIMIT", "MAX_FILE_BYTES", "read_file_bytes", "read_json", "token_file_dtype",
@@ -66,7 +67,7 @@ __all__ = [
 # stretch of text that merges may not cross, see section 2), as a sequence of
 # tokens, with how often it occurs. Counting a pair inside a chunk that occurs
 # 500 times is the same as counting it 500 times. These functions are the
-# definition, written as simply as possible; ``bpelab.engine`` makes them
+# definition, written as simply as possible; ``bpelab.merges.engine`` makes them
 # fast, and the tests hold the two against each other.
 
 
@@ -240,7 +241,7 @@ def reference_superbpe(words: Mapping[Sequence[Token], int], spans: Mapping[Sequ
 # optional leading space. It knows only ASCII: on other scripts it glues
 # punctuation to words and splits "café" as "caf" + "é". GPT-2's, GPT-4's and
 # GPT-4o's patterns (``"gpt2"``, ``"cl100k"``, ``"o200k"``) know every script;
-# they live in ``bpelab.patterns``, spelled with explicit Unicode classes so
+# they live in ``bpelab.text.patterns``, spelled with explicit Unicode classes so
 # that Python, tiktoken and Hugging Face cut text alike.
 
 
@@ -296,7 +297,7 @@ class Tokenizer:
             empty after loading.
         ties: the tie rule training used (see ``best_pair``); None when built or loaded.
         add_prefix_space: whether a space is put before text that does not start with one (byte level only).
-        pipeline: an imported model's added tokens, normalizer and the rest (``bpelab.pipeline``), or None.
+        pipeline: an imported model's added tokens, normalizer and the rest (``bpelab.imported.pipeline``), or None.
 
     ``len(tok)`` (also ``tok.n_vocab``) is the number of IDs.
     """
@@ -309,13 +310,13 @@ class Tokenizer:
         ``alphabet``: the sorted characters, or at the byte level None (the 256 bytes in byte order) or their 256
         display characters in ID order. ``special_tokens``: a list (IDs follow the merges, in order) or a dict of text
         -> ID (IDs at or above the first free one; gaps allowed). An imported model gives its IDs instead, ``vocab``
-        (every token by ID, None in a gap), and a ``pipeline``: see ``bpelab.vocabulary``.
+        (every token by ID, None in a gap), and a ``pipeline``: see ``bpelab.imported.vocabulary``.
         """
         check_flag(byte_level, "byte_level")
         check_prefix_space(add_prefix_space, byte_level)
         self.history, self.ties = [], None
         if vocab is not None or pipeline is not None:  # the IDs are given, not rebuilt
-            self._given = (GivenVocabulary if byte_level else CharacterVocabulary)(
+            self._given = (vocabulary.GivenVocabulary if byte_level else sentencepiece.CharacterVocabulary)(
                 vocab, merges, pipeline, byte_level, alphabet, pattern, special_tokens, add_prefix_space)
             self.__dict__.update(self._given.attributes())
             return self._prepare()
@@ -413,7 +414,7 @@ class Tokenizer:
             text = replace_lone_surrogates(text)
         else:
             check_no_surrogate(text, "text", "; remove it, or train with byte_level=True, which reads it as U+FFFD")
-        counts, spans = counted_text(text, options, workers), span_counts(options, text_blocks(text))
+        counts, spans = counting.counted_text(text, options, workers), span_counts(options, text_blocks(text))
         return cls._train_on_counts(counts, spans, vocab_size, byte_level, options, progress, on_merge)
 
     @classmethod
@@ -432,7 +433,7 @@ class Tokenizer:
         options = training_options(vocab_size, byte_level, pattern, special_tokens, ties, min_count, progress,
                                    on_merge, superbpe, add_prefix_space, workers)
         check_positive_int(block_size, "block_size")
-        counts = counted_files(paths, options, workers, block_size)
+        counts = counting.counted_files(paths, options, workers, block_size)
         spans = span_counts(options, read_blocks(paths, block_size))
         return cls._train_on_counts(counts, spans, vocab_size, byte_level, options, progress, on_merge)
 
@@ -442,7 +443,7 @@ class Tokenizer:
                           min_count: int = 2, superbpe: Optional[int] = None, add_prefix_space: bool = False,
                           progress: Progress = None, on_merge: OnMerge = None,
                           superbpe_counts: Optional[Mapping[str, int]] = None) -> "Tokenizer":
-        """Train on chunk counts made elsewhere (``count_chunks``, a process pool, ``bpelab.cluster``).
+        """Train on chunk counts made elsewhere (``count_chunks``, a process pool, ``bpelab.corpora.cluster_counting``).
 
         ``chunk_counts`` maps each chunk string, exactly as ``chunks`` cuts it with the same pattern, to a
         positive count; a special token's text may be a key of its own (it is not trained on). "First seen"
@@ -497,7 +498,7 @@ class Tokenizer:
         ``reference_encode``).
         """
         check_text(text)
-        dropout = check_dropout(dropout, seed, self.pipeline is not None)  # a bpelab.dropout.Dropout, or None
+        dropout = check_dropout(dropout, seed, self.pipeline is not None)  # a bpelab.merges.dropout.Dropout, or None
         if self.byte_level:
             text = replace_lone_surrogates(text)
         ids = []
@@ -560,10 +561,10 @@ class Tokenizer:
 
         The bytes of a character cut between tokens are written ``\\xNN``, and
         so a real backslash ``\\\\`` (as ``bpe show`` writes them); an unknown
-        character is itself. See ``bpelab.display``.
+        character is itself. See ``bpelab.text.readable``.
         """
         ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
-        return display.token_texts(self, replace_lone_surrogates(text) if self.byte_level else text, ids)
+        return readable.token_texts(self, replace_lone_surrogates(text) if self.byte_level else text, ids)
 
     def encode_with_offsets(self, text: str, *, allowed_special: SpecialChoice = None,
                             disallowed_special: SpecialChoice = None) -> list[tuple[int, int, int]]:
@@ -609,7 +610,7 @@ class Tokenizer:
         """
         skip = self.pipeline is not None if skip_special_tokens is None else skip_special_tokens
         check_flag(skip, "skip_special_tokens")
-        if self.pipeline is not None and not self.byte_level:  # its decoder's steps (bpelab.sentencepiece)
+        if self.pipeline is not None and not self.byte_level:  # its decoder's steps (bpelab.imported.sentencepiece)
             return self._given.decode(ids, skip)
         values = decoded_values(ids, self._decoded, self._specials.special_ids if skip else ())
         return b"".join(values).decode("utf-8", errors="replace") if self.byte_level else "".join(values)
@@ -648,7 +649,7 @@ class Tokenizer:
         self.history, self.ties = state["history"], state["ties"]
         self._cache.update(state["cache"])
 
-    # -- files: bpelab.formats and bpelab.files ----------------------------
+    # -- files: bpelab.formats.lab, bpelab.reading and bpelab.writing ------
 
     def to_json(self) -> dict:
         """The tokenizer as a JSON-ready dict: format 1 for the lab's kind of tokenizer, else format 2."""
@@ -684,16 +685,16 @@ class Tokenizer:
     save_huggingface = huggingface.save_huggingface
     apply_template = huggingface.apply_template  # a model's template tokens (a beginning-of-text token, say)
     load_named = classmethod(official.load_named)  # OpenAI's vocabularies by name, from files already here
-    load_vocab_merges = classmethod(gpt2_files.load_vocab_merges)  # GPT-2's vocab.json + merges.txt
-    save_vocab_merges = gpt2_files.save_vocab_merges
-    from_bytes = classmethod(gpt2_files.from_bytes)  # course material's dict[int, bytes] and byte-pair merges
-    to_bytes = gpt2_files.to_bytes
+    load_vocab_merges = classmethod(gpt2.load_vocab_merges)  # GPT-2's vocab.json + merges.txt
+    save_vocab_merges = gpt2.save_vocab_merges
+    from_bytes = classmethod(in_memory.from_bytes)  # course material's dict[int, bytes] and byte-pair merges
+    to_bytes = in_memory.to_bytes
     encode_iterable = streaming.encode_iterable  # IDs of a long stream of text (an open file), lazily
 
 
-if __name__ == "__main__":  # ``python3 bpe.py COMMAND`` is the command line, bpelab/cli.py
+if __name__ == "__main__":  # ``python3 bpe.py COMMAND`` is the command line, bpelab/commands/cli.py
     import runpy
     import sys
 
     sys.modules.setdefault("bpe", sys.modules[__name__])  # its ``import bpe`` finds this module, not a second copy
-    runpy.run_module("bpelab.cli", run_name="__main__", alter_sys=True)
+    runpy.run_module("bpelab.commands.cli", run_name="__main__", alter_sys=True)

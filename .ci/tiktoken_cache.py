@@ -22,7 +22,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bpe import Tokenizer  # noqa: E402 (the project's root is put on the path first)
-from bpelab.official import FILES, cache_name  # noqa: E402
+from bpelab.formats.tiktoken_cache import FILES, cache_name  # noqa: E402
 
 
 def ranks(package, name):

@@ -1,7 +1,7 @@
-"""The lab's tests; ``python3 -m unittest`` finds them here and in ``test_bpe.py``.
+"""The lab's tests: ``python3 -m unittest`` finds them here, in a folder per wing of the package, and in ``test_bpe.py``.
 
 Some tests run ``python3 bpe.py`` as a real process, a few dozen in a run (most
-commands run in the tests' own process instead: ``tests.commands``).
+commands run in the tests' own process instead: ``tests.in_process``).
 Where Python is told not to write bytecode (``PYTHONDONTWRITEBYTECODE=1``, as
 some build machines set it), each of those processes compiles the package's
 40 modules from source again, about 0.1 s each time. So the processes the tests
@@ -14,6 +14,9 @@ import atexit
 import os
 import shutil
 import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+"""The project's root folder, where ``bpe.py`` is."""
 
 
 def share_bytecode_cache():

@@ -85,10 +85,11 @@ def _failing(test, message):
 
 
 def official_present(name):
-    """Whether the official vocabulary ``name`` (see ``bpelab.official``) is on this machine, checked but not loaded."""
-    from bpelab import official
+    """Whether the official vocabulary ``name`` (see ``bpelab.formats.official``) is on this machine, checked but not loaded."""
+    from bpelab.formats import official
+    from bpelab.formats import tiktoken_cache
 
-    return official.find_files(official.ENCODINGS[official.NAMES[name]], []) is not None
+    return tiktoken_cache.find_files(official.ENCODINGS[official.NAMES[name]], []) is not None
 
 
 def require_official(*names):

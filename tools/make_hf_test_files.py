@@ -32,7 +32,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from bpelab.files import write_text_atomic  # noqa: E402 (the project's folder must be on the path first)
+from bpelab.writing import write_text_atomic  # noqa: E402 (the project's folder must be on the path first)
 
 FOLDER = os.path.join(ROOT, "tests", "data", "hf")
 VERSION = "0.23.3"

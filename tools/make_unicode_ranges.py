@@ -1,4 +1,4 @@
-"""Write bpelab/unicode_ranges.py: the Unicode tables that chunk patterns and normalizers are built from.
+"""Write bpelab/text/unicode_ranges.py: the Unicode tables that chunk patterns and normalizers are built from.
 
 Regular-expression engines disagree on what ``\\s``, ``\\d``, ``\\w`` and
 ``\\p{L}`` mean, and each follows the Unicode tables of its own release: a
@@ -6,14 +6,14 @@ character that Unicode 15 made a letter is "other" for Python 3.11 (Unicode
 14) and a letter for a newer library. To split text the same way everywhere,
 the lab never uses those shorthands. It spells each class out as code-point
 ranges taken from one named Unicode version, which this script writes into
-``bpelab/unicode_ranges.py``:
+``bpelab/text/unicode_ranges.py``:
 
 - the classes the built-in patterns are spelled with: letters (``\\p{L}``),
   GPT-4o's letter groups, marks, numbers;
 - the general category of every code point, as the list of code points where
   it changes (``0 Cc 20 Zs 21 Po ...``: U+0000..U+001F are Cc, U+0020 is Zs,
   and so on up to U+10FFFF), for any ``\\p{..}`` a Hugging Face pattern asks
-  for (``bpelab.chunk_regex``);
+  for (``bpelab.imported.chunk_regex``);
 - whitespace twice over: exactly the characters Python's ``\\s`` matches
   (``str.isspace``), the lab's and ``gpt2``'s definition; and Unicode's
   White_Space property, tiktoken's and Oniguruma's ``\\s``. ``unicodedata`` does
@@ -25,7 +25,7 @@ ranges taken from one named Unicode version, which this script writes into
   one character (``ss`` of ``ß``): what a case-insensitive pattern matches;
 - the code points Unicode 9.0.0 had not assigned. Hugging Face's normalizers
   (NFC, NFKC, ...) use Unicode 9.0.0 tables, and treat a later character as
-  one without decomposition or combining class; ``bpelab.pipeline`` cuts text
+  one without decomposition or combining class; ``bpelab.imported.pipeline`` cuts text
   at such characters so that ``unicodedata`` of any newer Python normalizes
   exactly as they do. Only Python 3.6 knows Unicode 9.0.0, so that table comes
   from a Python 3.6 run (``--unicode9-python``, found under pyenv by default).
@@ -50,11 +50,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 """The project's folder, one above this script's, whatever the current folder."""
 sys.path.insert(0, ROOT)
 
-from bpelab.files import write_text_atomic  # noqa: E402 (the project's folder must be on the path first)
+from bpelab.writing import write_text_atomic  # noqa: E402 (the project's folder must be on the path first)
 
 UNICODE_VERSION = "14.0.0"
 NORMALIZATION_VERSION = "9.0.0"
-MODULE_PATH = "bpelab/unicode_ranges.py"
+MODULE_PATH = "bpelab/text/unicode_ranges.py"
 MODULE_LOCATION = os.path.join(ROOT, MODULE_PATH)
 RUNS_PER_LINE = 12
 RANGES_PER_LINE = 8
@@ -64,8 +64,8 @@ TEMPLATE = '''"""Unicode tables for the chunk patterns and the normalizers, gene
 
 Written by tools/make_unicode_ranges.py from Unicode {version} (``python3
 tools/make_unicode_ranges.py`` rewrites it, ``--check`` compares). A class is
-a text of hexadecimal code points and ``first-last`` ranges; ``bpelab.patterns``
-and ``bpelab.chunk_regex`` spell them out in each regular-expression engine's
+a text of hexadecimal code points and ``first-last`` ranges; ``bpelab.text.patterns``
+and ``bpelab.imported.chunk_regex`` spell them out in each regular-expression engine's
 own syntax, so Python, tiktoken and Hugging Face cut text into the same chunks
 whatever Unicode version they know. ``CATEGORY_RUNS`` holds every general
 category, for any ``\\\\p{{...}}`` a Hugging Face pattern asks for.

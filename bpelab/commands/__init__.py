@@ -1,0 +1,16 @@
+"""Commands: the command line, its drawing of tokens, the comparison and the two pages, above the lesson.
+
+Everything here is built on ``bpe``'s public API (``cli`` imports ``bpe``;
+the rest take tokenizers as arguments) and on the wings below; nothing
+below imports this wing. Its modules, bottom up (none has a definition in
+``bpe.py``):
+
+    page_files  the pages' HTML, CSS and JavaScript (``pages/``), inlined, and their policy hashes
+    terminal    the command line's input and output: UTF-8, closed pipes, errors in one line, progress
+    drawing     tokens drawn for a person: ``show``, ``explain``, ``inspect``, merge trees
+    compare     tokenizers side by side, and what each language costs (``bpe.compare``; ``languages.json``)
+    view        ``bpe view``: the page that looks inside vocabularies, and its server
+    widget      ``bpe widget``: the training page
+    arguments   each command's arguments, options and help
+    cli         what each command does (``python3 bpe.py --help``)
+"""

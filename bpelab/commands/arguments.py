@@ -1,0 +1,166 @@
+"""The command line's grammar: each command of ``bpelab.commands.cli`` with its arguments, options and help.
+
+``bpelab.commands.cli`` holds what each command does (with ``bpe``'s public API);
+this module holds what each takes, as argparse parsers, and the types that
+check an argument before any work: a usage error is one line and exit
+status 2, like the other errors of ``bpelab.commands.terminal``. The choices offered
+(patterns, tie rules) are those of ``bpe.PATTERNS`` and ``bpe.TIE_RULES``.
+"""
+
+import argparse
+
+from bpelab.commands import widget as widget_page
+from bpelab.commands.drawing import DEFAULT_TEXT
+from bpelab.commands.terminal import MAX_ID_DIGITS, PROGRAM
+from bpelab.merges.engine import TIE_RULES
+from bpelab.messages import shown
+from bpelab.text.patterns import PATTERNS
+
+TOKENIZER_HELP = ("a tokenizer file (the lab's, a Hugging Face tokenizer.json or an official .tiktoken) or an "
+                  "official vocabulary's name: gpt2, cl100k (GPT-4) or o200k (GPT-4o); an existing file wins")
+
+
+def special_assignment(text):
+    """An argparse type: ``TEXT=ID`` for ``--special`` when converting."""
+    token, sign, number = text.rpartition("=")
+    if not sign or not token or not number.isascii() or not number.isdigit() or len(number) > MAX_ID_DIGITS:
+        raise argparse.ArgumentTypeError(f"expected TEXT=ID (e.g. '<|endoftext|>=100257'), not {shown(text)}")
+    return token, int(number)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line, like every other error."""
+
+    def error(self, message):
+        self.exit(2, f"{PROGRAM}: {message} (see {self.prog} --help)\n")
+
+
+def whole_number(text, least=0):
+    """An argparse type: a whole number of at least ``least``."""
+    if not text.isascii() or not text.isdigit() or len(text) > MAX_ID_DIGITS or int(text) < least:
+        raise argparse.ArgumentTypeError(f"expected a {'positive ' if least else ''}whole number, not {text!r}")
+    return int(text)
+
+
+def positive_int(text):
+    """An argparse type: a whole number of at least 1."""
+    return whole_number(text, least=1)
+
+
+def probability(text):
+    """An argparse type: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, not {text!r}")
+    return value
+
+
+def build_parser(commands):
+    """The argument parser: one subcommand per job, each with its own --help, run by ``commands[name](args)``."""
+    parser = Parser(
+        prog=PROGRAM,
+        description="Train, use and look inside a BPE tokenizer. Run as bpe, python3 bpe.py or python3 -m bpe.",
+        epilog="Text is UTF-8 in and out. Exit status: 0 done, 1 bad input, 2 bad usage, 141 output closed early.",
+    )
+    subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
+    tokenizer = Parser(add_help=False)
+    tokenizer.add_argument("-t", "--tokenizer", required=True, metavar="TOK",
+                           help=TOKENIZER_HELP)
+    text = Parser(add_help=False)
+    text.add_argument("text", nargs="?", default="-", metavar="TEXT",
+                      help="the text itself (not a file name); - or nothing reads standard input")
+    text.add_argument("--file", metavar="PATH", help="read the text from this UTF-8 file instead")
+    special = Parser(add_help=False)
+    special.add_argument("--allow-special", action="store_true",
+                         help="encode the text of special tokens as their IDs (otherwise it is an error)")
+    patterns = ", ".join(PATTERNS)
+
+    def add(name, summary, parents=()):
+        sub = subcommands.add_parser(name, help=summary, description=summary, parents=list(parents))
+        sub.set_defaults(run=commands[name])
+        return sub
+
+    train = add("train", "learn merges from text files and save the tokenizer")
+    train.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files; - reads standard input")
+    train.add_argument("--vocab-size", type=positive_int, required=True, metavar="N",
+                       help="entries to aim for, special tokens included")
+    train.add_argument("-o", "--output", required=True, metavar="OUT.json", help="where to save the tokenizer")
+    train.add_argument("--bytes", action="store_true", help="start from UTF-8 bytes instead of characters")
+    train.add_argument("--special", action="append", default=[], metavar="TOKEN",
+                       help="a special token (no whitespace): its own ID, its text left out of training; repeatable")
+    train.add_argument("--pattern", choices=PATTERNS, metavar="NAME",
+                       help=f"how text is cut into chunks before merging: {patterns} (default: lab for characters, "
+                            "gpt2 for bytes); lab knows only ASCII letters and digits, so use gpt2, cl100k or o200k "
+                            "for other scripts")
+    train.add_argument("--add-prefix-space", action="store_true",
+                       help="with --bytes: put a space before the text (and after each special token) unless one is "
+                            "there, so the first word is cut as every other word is")
+    train.add_argument("--ties", choices=TIE_RULES, default="smallest", metavar="RULE",
+                       help=f"which of equally frequent pairs to merge: {', '.join(TIE_RULES)} (default smallest; "
+                            "see docs/trainers.md)")
+    train.add_argument("--min-count", type=positive_int, default=2, metavar="N",
+                       help="merge only pairs that occur at least N times (default 2)")
+    train.add_argument("--workers", type=positive_int, default=1, metavar="N", help="processes to count chunks with")
+    train.add_argument("--superbpe", type=whole_number, metavar="T",
+                       help="SuperBPE: learn T merges within the --pattern's chunks (default o200k), then go on across "
+                            "words with the superbpe pattern, which the tokenizer encodes with")
+    train.add_argument("--verbose", action="store_true", help="also print every merge learned, as a table")
+    encode = add("encode", "print the token IDs of a text", [tokenizer, text, special])
+    encode.add_argument("--json", action="store_true", help="print a JSON list instead of space-separated IDs")
+    decode = add("decode", "write the text that token IDs stand for, adding nothing", [tokenizer])
+    decode.add_argument("ids", nargs="*", metavar="IDS",
+                        help="token IDs, or a JSON list; - or nothing reads them from standard input")
+    show = add("show", "print a text with its token boundaries visible", [tokenizer, text, special])
+    show.add_argument("--dropout", type=probability, default=0.0, metavar="P",
+                      help="BPE-dropout: leave each merge out with chance P at every step (as subword-nmt does)")
+    show.add_argument("--seed", type=whole_number, metavar="N", help="the random seed --dropout needs")
+    add("explain", "replay the merges on a text, step by step", [tokenizer, text])
+    inspect = add("inspect", "describe the pipeline, then list the merged tokens by ID and the special "
+                  "ones", [tokenizer])
+    inspect.add_argument("--top", type=positive_int, metavar="N", help="only the N merged tokens with the highest IDs")
+    convert = add("convert", "import a tiktoken ranks file (.tiktoken or .gz) or a Hugging Face tokenizer.json (byte-level BPE)")
+    convert.add_argument("source", metavar="SRC", help="the file to import")
+    convert.add_argument("-o", "--output", required=True, metavar="OUT.json", help="where to save the tokenizer")
+    convert.add_argument("--pattern", choices=PATTERNS, metavar="NAME",
+                         help=f"the chunk pattern of a .tiktoken file ({patterns}): cl100k or o200k")
+    convert.add_argument("--special", action="append", default=[], type=special_assignment, metavar="TEXT=ID",
+                         help="a special token of a .tiktoken file and its ID; repeatable")
+    prepare = add("prepare", "encode UTF-8 files into one flat file of token IDs (uint16 or uint32) for training a model",
+                  [tokenizer, special])
+    prepare.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files, encoded one after another")
+    prepare.add_argument("-o", "--output", required=True, metavar="OUT.bin",
+                         help="the token file; OUT.bin.json describes it")
+    prepare.add_argument("--workers", type=positive_int, default=1, metavar="N", help="processes to encode with")
+    prepare.add_argument("--separator", metavar="TOKEN", help="a special token to put after each file")
+    count = add("count", "print how many tokens each file holds, and the total",
+                [tokenizer, special])
+    count.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files, read in blocks")
+    count.add_argument("--workers", type=positive_int, default=1, metavar="N", help="processes to encode with")
+    several = Parser(add_help=False)
+    several.add_argument("-t", "--tokenizer", action="append", required=True, metavar="TOK",
+                         help=TOKENIZER_HELP + "; repeatable, one per tokenizer")
+    compare = add("compare", "encode texts with several tokenizers side by side, or what each of "
+                  "14 languages costs them", [several, special])
+    compare.add_argument("texts", nargs="*", metavar="TEXT",
+                         help="texts (not file names), each compared; - or nothing reads one from standard input")
+    compare.add_argument("--file", metavar="PATH", help="read the text from this UTF-8 file instead")
+    compare.add_argument("--languages", action="store_true",
+                         help="encode the lab's parallel sentences: tokens per sentence, ×parity with English, "
+                              "bytes per token, for each language and tokenizer")
+    compare.add_argument("-o", "--output", metavar="COSTS.svg", help="with --languages: also draw them as an SVG chart")
+    compare.add_argument("--json", action="store_true", help="print the records as JSON (see docs/command-line.md)")
+    viewer = add("view", "serve a page on this computer showing texts' tokens in several tokenizers, "
+                 "and how each token was built", [several])
+    viewer.add_argument("--text", default=DEFAULT_TEXT, metavar="TEXT",
+                        help=f"the text the page starts with (default: {DEFAULT_TEXT!r})")
+    widget = add("widget", "write a web page that steps through BPE training, for any browser")
+    widget.add_argument("-o", "--output", default="bpe-widget.html", metavar="PAGE.html",
+                        help="where to write the page (default bpe-widget.html)")
+    widget.add_argument("--text", default=DEFAULT_TEXT, metavar="TEXT",
+                        help=f"the text to train on (default: {DEFAULT_TEXT!r})")
+    widget.add_argument("--test", default=widget_page.DEFAULT_TEST, metavar="TEXT",
+                        help=f"the sentence split with the merges so far (default: {widget_page.DEFAULT_TEST!r})")
+    return parser

@@ -1,0 +1,504 @@
+"""The command line of the BPE lab: ``python3 bpe.py COMMAND``, ``python3 -m bpe COMMAND`` or ``bpe COMMAND``.
+
+It puts ``bpe``'s API in a shell: train, encode, decode, show, explain,
+inspect, convert, prepare, count, compare, view and widget, each built on the
+public API of ``bpe`` (this is the one module of the package that imports
+it); ``bpelab.commands.arguments`` says what each command takes. ``bpelab.commands.terminal`` handles the input and output: UTF-8 in and
+out whatever the locale, bad input as one line on stderr (``bpe: ...``)
+with exit status 1, a usage error as one line with status 2, and a reader
+that stops early (``| head``) as status 141 with the work still done.
+Merges are numbered as the lessons number them: merge 1 is the first.
+"""
+
+import argparse
+import contextlib
+import itertools
+import json
+import os
+import sys
+from concurrent.futures import BrokenExecutor
+
+from bpe import (UNK, SpecialTokenInText, Tokenizer, count_chunks, encode_chunk, read_file_bytes,
+                 reference_encode, write_text_atomic)
+from bpelab.commands import compare as comparison, widget as widget_page
+from bpelab.commands.arguments import build_parser
+from bpelab.commands.drawing import (base_kind, chunk_ids, emitted_whole, first_merge_of, format_table, made_from,
+                                     merges_one_at_a_time, pipeline_lines, render_colour, render_plain, unknown_id)
+from bpelab.commands.terminal import (BROKEN_PIPE_STATUS, CommandError, OUT, PROGRAM, UsageError, argument_text,
+                                      bytes_progress, check_output, describe, input_blocks, is_standard_input,
+                                      on_terminal, parse_ids, read_stdin, read_text, reading_progress, terminal_line)
+from bpelab.corpora.counting import count_in_workers
+from bpelab.formats import official
+from bpelab.merges.ranked import reference_encode_leftmost
+from bpelab.merges.superbpe import SUPERBPE
+from bpelab.merges.training import STAGE_ONE_PATTERN, SUPERBPE_TIES
+from bpelab.messages import named, shown
+from bpelab.text.patterns import DEFAULT_PATTERN
+from bpelab.text.readable import id_text, token_spans, token_text, visible
+
+
+EXPLAIN_CHUNKS = 100
+"""``explain`` replays at most this many chunks, then says how many it left out."""
+
+
+EXPLAIN_STEPS = 40
+"""...and at most this many merges of one chunk, then says the rest are not shown."""
+
+
+EXPLAIN_TOKENS = 40
+"""...and draws at most this many tokens on one line."""
+
+
+def load_tokenizer(args):
+    """The tokenizer named by ``-t``: a file of any format the lab reads, or an official name (``bpelab.formats.official``).
+
+    Standard input cannot give both the tokenizer and the text.
+    """
+    if reads_standard_input(args) and is_standard_input(args.tokenizer):
+        raise UsageError("-t reads the tokenizer from standard input, which cannot give the text or IDs as well: "
+                         "give them as arguments" + (" or with --file" if "file" in args else ""))
+    return official.open_tokenizer(Tokenizer, args.tokenizer)
+
+
+def reads_standard_input(args):
+    """Whether the command takes its text (or its IDs) from standard input."""
+    if "ids" in args:
+        return args.ids in ([], ["-"])
+    return getattr(args, "text", None) == "-" and getattr(args, "file", None) is None
+
+
+MERGE_TABLE_HEADER = "| merge | pair | token | count |\n| --- | --- | --- | --- |\n"
+"""``train --verbose`` prints merges in the shape of README's first-merges table (merge 1 is the first)."""
+
+
+def merge_row(rank, entry):
+    """One learned merge (``rank`` 0 for the first) as a row of that table, numbered from 1, written out at once."""
+
+    def code(token):
+        return f"`{json.dumps(token, ensure_ascii=False)}`"
+
+    left, right = entry["pair"]
+    OUT.write(f"| {rank + 1} | {code(left)} + {code(right)} | {code(entry['token'])} | {entry['count']:,} |\n", flush=True)
+
+
+def training_summary(tokenizer, args, counts):
+    """One line: what was saved, what it holds, why training stopped, how well it compresses.
+
+    The character and token counts come from the chunk counts the tokenizer
+    encodes by (each distinct chunk encoded once, as it is where it was cut
+    from), so the training text is never read again.
+    """
+    characters = sum(len(chunk) * count for chunk, count in counts.items())
+    merged_id = {(tokenizer.ids[left], tokenizer.ids[right]): tokenizer.ids[left + right]
+                 for left, right in tokenizer.merges}
+
+    def chunk_tokens(chunk):  # (not len(encode(chunk)): alone, SuperBPE's chunk "a " of "a 1" is cut in two)
+        return len(encode_chunk([tokenizer.ids[token] for token in tokenizer.start_tokens(chunk)], merged_id))
+
+    tokens = sum(count * (1 if chunk in tokenizer.special_tokens else chunk_tokens(chunk))
+                 for chunk, count in counts.items())
+    if len(tokenizer) >= args.vocab_size:
+        stopped = f"reached the requested {args.vocab_size:,} entries"
+    else:
+        left = {1: "is left", 2: "occurs twice"}.get(args.min_count, f"occurs {args.min_count:,} times")
+        stopped = f"stopped short of {args.vocab_size:,}: no pair {left}"
+    kind = "bytes" if tokenizer.byte_level else "characters"
+    ratio = f"{characters / tokens:.3f}" if tokens else "-"
+    return (
+        f"{args.output}: {len(tokenizer):,} tokens, alphabet of {len(tokenizer.alphabet):,} {kind}, "
+        f"{len(tokenizer.merges):,} merges learned, {stopped}; "
+        f"{ratio} characters per token on the training text ({characters:,} characters, {tokens:,} tokens)\n"
+    )
+
+
+def command_train(args):
+    """Count chunks in files or standard input, learn merges, save the tokenizer, and print a summary line."""
+    if "-" in args.files and len(args.files) > 1:
+        raise UsageError("'-' (standard input) cannot be combined with files")
+    check_output(args.output, args.files)
+    pattern = args.pattern or (STAGE_ONE_PATTERN if args.superbpe is not None else DEFAULT_PATTERN[args.bytes])
+    for clash, advice in [(args.superbpe is not None and args.add_prefix_space, "--superbpe trains without a prefix "
+                           "space: leave out --add-prefix-space"),
+                          (args.superbpe is not None and args.ties not in SUPERBPE_TIES,
+                           f"--superbpe trains with --ties {', '.join(SUPERBPE_TIES)}, not {args.ties}"),
+                          (args.add_prefix_space and args.workers > 1, "--add-prefix-space counts in one process: "
+                           "leave out --workers")]:
+        if clash:
+            raise UsageError(advice)
+    Tokenizer(None if args.bytes else [], [], byte_level=args.bytes, special_tokens=args.special,
+              add_prefix_space=args.add_prefix_space)  # checks them as training will
+    blocks, total = input_blocks(args.files)
+    again = None
+    if args.superbpe is not None and args.files == ["-"]:  # SuperBPE counts the text twice: standard input is held
+        blocks, again = itertools.tee(blocks)
+    counts = count_input(blocks, total, pattern, args.special, "counting chunks:", args.add_prefix_space, args.workers)
+    options = {"byte_level": args.bytes, "special_tokens": args.special, "pattern": pattern, "ties": args.ties,
+               "min_count": args.min_count, "add_prefix_space": args.add_prefix_space}
+    if args.superbpe is not None:  # (files are read again)
+        spans = count_input(again or input_blocks(args.files)[0], total, SUPERBPE, args.special,
+                            "counting SuperBPE's stage-2 chunks:")
+        options.update(superbpe=args.superbpe, superbpe_counts=spans)
+    if args.verbose:  # the rows, printed as each merge is learned, show the progress
+        OUT.write(MERGE_TABLE_HEADER)
+        tokenizer = Tokenizer.train_from_counts(counts, args.vocab_size, on_merge=merge_row, **options)
+    else:
+        with terminal_line() as line:
+            def progress(done, target):
+                rate = done / line.elapsed() if line.elapsed() > 0 else 0.0
+                line.show(f"{done:,}/{target:,} merges  {line.elapsed():.1f} s  {rate:,.0f} merges/s")
+
+            tokenizer = Tokenizer.train_from_counts(counts, args.vocab_size, progress=progress, **options)
+    tokenizer.save(args.output)
+    OUT.write(training_summary(tokenizer, args, counts if args.superbpe is None else spans))
+
+
+def count_input(blocks, total, pattern, special_tokens, what, add_prefix_space=False, workers=1):
+    """The chunk counts of the input's blocks (``total`` bytes, if known), with a progress line where someone sees it."""
+    with terminal_line() as line:
+        if line.stream is not None:
+            blocks = reading_progress(blocks, total, bytes_progress(line, what))
+        if add_prefix_space:  # (in one process: command_train refuses --workers with it)
+            return count_chunks(blocks, pattern, special_tokens=special_tokens, add_prefix_space=True)
+        return count_in_workers(blocks, pattern, special_tokens=special_tokens, workers=workers, size=total or 0)
+
+
+def encode_text(tokenizer, text, allow_special, refusal="add --allow-special to encode it as its ID", note=True,
+                dropout=0.0, seed=None):
+    """Encode as the API does, allowing special tokens' text only with ``--allow-special``.
+
+    The API's advice names Python arguments; here it is given in the
+    command line's own words. With ``note``, unknown characters (ID 0 at the
+    character level) are mentioned once on stderr.
+    """
+    try:
+        ids = tokenizer.encode(text, allowed_special="all" if allow_special else None, dropout=dropout, seed=seed)
+    except SpecialTokenInText as error:
+        raise CommandError(f"the text contains the special token {error.token!r}; {refusal}") from None
+    unk = unknown_id(tokenizer)
+    if note and unk is not None and unk in ids:
+        unknown = ids.count(unk)
+        print(f"{PROGRAM}: note: {unknown:,} character{'s' if unknown > 1 else ''} not in the tokenizer's "
+              f"alphabet became {UNK} (ID {unk}); a byte-level tokenizer (train --bytes) knows every character",
+              file=sys.stderr)
+    return ids
+
+
+def command_encode(args):
+    """Print the IDs of the text, space-separated or as a JSON list."""
+    tokenizer = load_tokenizer(args)
+    ids = encode_text(tokenizer, read_text(args), args.allow_special)
+    OUT.write((json.dumps(ids) if args.json else " ".join(map(str, ids))) + "\n")
+
+
+def command_decode(args):
+    """Write exactly the bytes the IDs stand for, adding nothing, so even a cut character round-trips."""
+    tokenizer = load_tokenizer(args)
+    if args.ids in ([], ["-"]):
+        ids = parse_ids(read_stdin(), "standard input")
+    else:
+        ids = parse_ids(" ".join(args.ids), "IDS")
+    OUT.write_bytes(tokenizer.decode_bytes(ids))
+
+
+def split_drawn(tokenizer, text, ids):
+    """``text`` with the boundaries of its tokens ``ids`` drawn (in colour on a terminal), ending in a newline,
+    and how many of them are unknown characters."""
+    unknown = [token_id == unknown_id(tokenizer) for token_id in ids]
+    render = render_colour if on_terminal(sys.stdout) else render_plain
+    shown = render(token_spans(tokenizer, text, ids), unknown)
+    return shown + ("" if shown.endswith("\n") else "\n"), sum(unknown)
+
+
+def command_show(args):
+    """Print the text with its token boundaries visible, then a footer with the counts."""
+    if args.dropout and args.seed is None:
+        raise UsageError("--dropout needs --seed N, so that the same command shows the same tokens")
+    tokenizer = load_tokenizer(args)
+    text = read_text(args)
+    ids = encode_text(tokenizer, text, args.allow_special, dropout=args.dropout, seed=args.seed)
+    shown, unknown = split_drawn(tokenizer, text, ids)
+    footer = f"{len(text):,} characters, {len(ids):,} tokens"
+    if ids:
+        footer += f", {len(text) / len(ids):.3f} characters per token"
+    if unknown:
+        footer += f", {unknown:,} unknown"
+    if args.dropout:
+        footer += f", dropout {args.dropout:g} (seed {args.seed})"
+    OUT.write(shown + footer + "\n")
+
+
+def load_tokenizers(args):
+    """The tokenizers of a repeated ``-t``, by the name each was given as (checked before any is loaded)."""
+    repeated = sorted({source for source in args.tokenizer if args.tokenizer.count(source) > 1})
+    if repeated:
+        raise UsageError(f"-t {repeated[0]} is given twice")
+    return {source: official.open_tokenizer(Tokenizer, source) for source in args.tokenizer}
+
+
+def per_token(value):
+    """A figure per token, to three decimals ("-" when there are no tokens)."""
+    return "-" if value is None else f"{value:.3f}"
+
+
+def json_lines(records):
+    """A JSON list of objects, one to a line."""
+    return "[\n" + ",\n".join(json.dumps(record, ensure_ascii=False) for record in records) + "\n]\n"
+
+
+def command_compare(args):
+    """Encode texts with several tokenizers side by side, or the parallel sentences of 14 languages (--languages)."""
+    if args.languages:
+        if args.texts or args.file is not None:
+            raise UsageError("--languages encodes the lab's own sentences: give no TEXT or --file")
+        if args.output is not None:
+            check_output(args.output)
+        costs = comparison.language_costs(load_tokenizers(args))
+        OUT.write(json_lines(costs) if args.json else comparison.language_table(costs))
+        if args.output is not None:
+            write_text_atomic(args.output, comparison.costs_svg(costs))
+            print(f"{PROGRAM}: wrote the chart to {args.output}", file=sys.stderr)
+        return
+    if args.output is not None:
+        raise UsageError("-o writes the chart of --languages; there is none without it")
+    if args.file is not None and args.texts:
+        raise UsageError("give the texts either as TEXT or with --file, not both")
+    if args.file is not None or args.texts in ([], ["-"]):
+        texts = [read_text(argparse.Namespace(file=args.file, text="-"))]
+    else:
+        texts = [argument_text(text, "TEXT") for text in args.texts]
+    tokenizers = load_tokenizers(args)
+    try:
+        records = comparison.compare(tokenizers, texts, allowed_special="all" if args.allow_special else ())
+    except SpecialTokenInText as error:
+        raise CommandError(f"the text contains the special token {shown(error.token)}; add --allow-special "
+                           "to encode it as its ID") from None
+    if args.json:
+        OUT.write(json_lines(records))
+        return
+    for number, record in enumerate(records):
+        if len(texts) > 1 and number % len(tokenizers) == 0:
+            OUT.write(("\n" if number else "") + f"text {number // len(tokenizers) + 1} of {len(texts)}\n")
+        drawn, unknown = split_drawn(tokenizers[record["tokenizer"]], record["text"], record["ids"])
+        OUT.write(f"{record['tokenizer']}: {record['tokens']:,} tokens, {per_token(record['bytes_per_token'])} bytes "
+                  f"and {per_token(record['chars_per_token'])} characters per token"
+                  + (f", {unknown:,} unknown" if unknown else "") + "\n" + drawn)
+    rows = [("tokens", "bytes per token", "characters per token", "tokenizer")]
+    for label in tokenizers:
+        mine = [record for record in records if record["tokenizer"] == label]
+        tokens = sum(record["tokens"] for record in mine)
+        size = sum(len(record["text"].encode("utf-8")) for record in mine)
+        characters = sum(len(record["text"]) for record in mine)
+        rows.append((f"{tokens:,}", per_token(size / tokens if tokens else None),
+                     per_token(characters / tokens if tokens else None), label))
+    OUT.write("\n" + format_table(rows, numbers=3))
+
+
+class EnoughSteps(Exception):
+    """Raised by explain's listener to stop the replay once enough steps are shown."""
+
+
+def drawn(tokenizer, tokens):
+    """Tokens drawn side by side, at most ``EXPLAIN_TOKENS`` of them."""
+    shown = " ".join(token_text(tokenizer, token) for token in tokens[:EXPLAIN_TOKENS])
+    if len(tokens) > EXPLAIN_TOKENS:
+        shown += f" ... (+{len(tokens) - EXPLAIN_TOKENS:,} more)"
+    return shown
+
+
+def explain_chunk(tokenizer, chunk, title, replay):
+    """The lines showing ``replay`` (``reference_encode``, or one at a time) merge one chunk, from its starting tokens
+    to its IDs.
+
+    At most ``EXPLAIN_STEPS`` merges are replayed and shown; the tokens and
+    IDs at the end always come from the full (fast) encoder, which gives the
+    same result. A chunk that ``ignore_merges`` gives whole is not replayed.
+    """
+    steps = [("start", tokenizer.start_tokens(chunk))]
+
+    def on_merge(rank, pair, tokens):
+        if len(steps) > EXPLAIN_STEPS:
+            raise EnoughSteps
+        steps.append((f"merge {rank + 1}: {token_text(tokenizer, pair[0])} + {token_text(tokenizer, pair[1])}", tokens))
+
+    stopped = False
+    if emitted_whole(tokenizer, chunk):
+        steps.append(("whole: a token (ignore_merges)", ["".join(steps[0][1])]))
+    else:
+        try:
+            replay(steps[0][1], tokenizer.merge_rank, on_merge=on_merge)
+        except EnoughSteps:
+            stopped = True
+    ids = chunk_ids(tokenizer, chunk)
+    steps.append(("tokens", [tokenizer.vocab[token_id] for token_id in ids]))
+    width = max(len(label) for label, _ in steps)
+    lines = [title]
+    lines += [f"  {label:<{width}}  {drawn(tokenizer, tokens)}" for label, tokens in steps[:-1]]
+    if stopped:
+        lines.append(f"  {'...':<{width}}  (more merges follow; only the first {EXPLAIN_STEPS} are shown)")
+    lines.append(f"  {steps[-1][0]:<{width}}  {drawn(tokenizer, steps[-1][1])}")
+    lines.append(f"  {'IDs':<{width}}  {' '.join(map(str, ids))}")
+    return lines
+
+
+def command_explain(args):
+    """Replay the merges chunk by chunk, then give the tokens and IDs of the whole text."""
+    tokenizer = load_tokenizer(args)
+    text = read_text(args)
+    ids = encode_text(tokenizer, text, False, note=False,
+                      refusal="explain replays merges on ordinary text only, so leave it out")
+    found = tokenizer.chunks(text)
+    replay = reference_encode_leftmost if merges_one_at_a_time(tokenizer) else reference_encode
+    lines = [] if replay is reference_encode else [
+        "(merges replayed one at a time, leftmost first, as Hugging Face does: some merges here rebuild a token)"]
+    for number, chunk in enumerate(found[:EXPLAIN_CHUNKS], 1):
+        title = visible(chunk) if len(chunk) <= EXPLAIN_TOKENS else f"{visible(chunk[:EXPLAIN_TOKENS])}... " \
+            f"({len(chunk):,} characters)"
+        lines += explain_chunk(tokenizer, chunk, f"chunk {number} of {len(found)}: {title}", replay)
+    if len(found) > EXPLAIN_CHUNKS:
+        lines.append(f"... {len(found) - EXPLAIN_CHUNKS:,} more chunks not replayed")
+    lines.append(f"tokens: {' '.join(id_text(tokenizer, token_id) for token_id in ids)}")
+    lines.append(f"IDs: {' '.join(map(str, ids))}")
+    OUT.write("\n".join(lines) + "\n")
+
+
+def command_inspect(args):
+    """Print the pipeline in words (for an imported tokenizer), then the merged tokens by ID (the last ``--top N``
+    only), then the special and added tokens."""
+    tokenizer = load_tokenizer(args)
+    base = {tokenizer.ids[token] for token in tokenizer.alphabet} | ({unknown_id(tokenizer)} - {None})
+    merged = [token_id for token_id, token in enumerate(tokenizer.vocab) if token in tokenizer.ids
+              and tokenizer.ids[token] == token_id and token_id not in base]
+    if args.top is not None:
+        merged = merged[-args.top:]
+    added = sorted(set(range(len(tokenizer))) - set(tokenizer.ids.values()) - {i for i, t in enumerate(tokenizer.vocab)
+                                                                             if t is None})
+    first_merges = first_merge_of(tokenizer)
+    kind = base_kind(tokenizer)
+    ids = f"IDs 0-{len(base) - 1}" if tokenizer.pipeline is None else f"of {len(tokenizer):,} IDs"
+    OUT.write(f"{len(base):,} base tokens ({kind}), {ids}; {len(tokenizer.merges):,} merges"
+              + (f" (making {len(first_merges):,} tokens)" if tokenizer.pipeline else "")
+              + (f", the newest {len(merged):,} shown" if args.top is not None else "")
+              + f"; {len(tokenizer.special_tokens):,} special tokens\n")
+    if tokenizer.pipeline is not None:
+        OUT.write("".join(f"  {line}\n" for line in pipeline_lines(tokenizer)))
+    elif tokenizer.add_prefix_space:
+        OUT.write("  a space is put before text that does not start with one (add_prefix_space)\n")
+    rows = [("ID", "merge", "token", "made from")]
+    for token_id in merged + sorted(set(added) | set(tokenizer.special_tokens.values())):
+        number, parts = made_from(tokenizer, token_id, first_merges)
+        rows.append((str(token_id), number, id_text(tokenizer, token_id), parts))
+    OUT.write(format_table(rows, numbers=2))
+
+
+def command_convert(args):
+    """Import a tiktoken ranks file or a Hugging Face tokenizer.json and save it in our format."""
+    check_output(args.output, [args.source])
+    raw = read_file_bytes(args.source, "SRC")  # read once, as the loaders read (the source may be a pipe)
+    if raw.lstrip().startswith(b"{"):
+        if args.pattern or args.special:
+            raise UsageError("a Hugging Face file names its own pattern and special tokens: drop --pattern/--special")
+        tokenizer = Tokenizer.load_huggingface(args.source, raw=raw)
+    else:
+        if not args.pattern:
+            raise UsageError("a .tiktoken file needs --pattern: cl100k for GPT-4's cl100k_base, o200k for GPT-4o's")
+        tokenizer = Tokenizer.load_tiktoken(args.source, args.pattern, dict(args.special), raw=raw)
+    tokenizer.save(args.output)
+    cut = "Hugging Face's pipeline (inspect shows it)" if tokenizer.pipeline else f"pattern {tokenizer.pattern}"
+    OUT.write(f"{args.output}: {len(tokenizer):,} IDs, {len(tokenizer.merges):,} merges, {cut}, "
+              f"{len(tokenizer.special_tokens):,} special tokens\n")
+
+
+@contextlib.contextmanager
+def special_tokens_in_command_line_words():
+    """Say how to allow a special token the command line's way, rather than the API's."""
+    try:
+        yield
+    except SpecialTokenInText as error:
+        where = "" if error.where is None else f"{named(error.where)}: "
+        raise CommandError(f"{where}the text contains the special token {shown(error.token)}; "
+                           "add --allow-special to encode it as its ID") from None
+
+
+def command_prepare(args):
+    """Encode files into one flat file of token IDs (and its .json description) for training a model."""
+    tokenizer = load_tokenizer(args)
+    check_output(args.output, args.files)
+    check_output(args.output + ".json", args.files)
+    with terminal_line() as line, special_tokens_in_command_line_words():
+        summary = tokenizer.encode_files(args.files, args.output, workers=args.workers, separator=args.separator,
+                                         allowed_special="all" if args.allow_special else None,
+                                         progress=bytes_progress(line, "encoding"))
+    OUT.write(f"{args.output}: {summary['tokens']:,} tokens as {summary['dtype']} from {len(args.files):,} "
+              f"file{'s' if len(args.files) > 1 else ''}; described in {args.output}.json\n")
+
+
+def command_count(args):
+    """Print the number of tokens in each file, then the total."""
+    tokenizer = load_tokenizer(args)
+    with terminal_line() as line, special_tokens_in_command_line_words():
+        counts = tokenizer.count_files(args.files, workers=args.workers,
+                                       allowed_special="all" if args.allow_special else None,
+                                       progress=bytes_progress(line, "counting"))
+    rows = [(f"{count:,}", path) for count, path in zip(counts, args.files)]
+    if len(counts) > 1:
+        rows.append((f"{sum(counts):,}", "total"))
+    width = max(len(count) for count, _ in rows)
+    OUT.write("".join(f"{count:>{width}}  {path}\n" for count, path in rows))
+
+
+def command_widget(args):
+    """Write the training widget: one HTML file that steps through BPE in any browser, offline."""
+    check_output(args.output)
+    text, test = (argument_text(value, name) for value, name in ((args.text, "--text"), (args.test, "--test")))
+    write_text_atomic(args.output, widget_page.page(text, test))
+    OUT.write(f"{args.output}: open it in a browser (for example file://{os.path.abspath(args.output)})\n")
+
+
+def command_view(args):
+    """Serve the page that shows the tokenizers side by side, on 127.0.0.1, until Ctrl-C."""
+    from bpelab.commands import view  # (its server, http.server, takes a tenth of the start of any other command)
+
+    text = argument_text(args.text, "--text")
+    if len(text) > view.MAX_CHARS:
+        raise UsageError(f"--text has {len(text):,} characters; the page takes at most {view.MAX_CHARS:,}")
+    tokenizers = load_tokenizers(args)
+
+    def ready(address):
+        OUT.write(f"{address}  (bpe view of {', '.join(tokenizers)}; open it in a browser, stop with Ctrl-C)\n",
+                  flush=True)
+
+    view.serve(tokenizers, text, ready)
+    print(f"{PROGRAM}: stopped", file=sys.stderr)
+
+
+COMMANDS = {"train": command_train, "encode": command_encode, "decode": command_decode, "show": command_show,
+            "explain": command_explain, "inspect": command_inspect, "convert": command_convert,
+            "prepare": command_prepare, "count": command_count, "compare": command_compare, "view": command_view,
+            "widget": command_widget}
+"""What each command runs (``bpelab.commands.arguments`` says what each takes)."""
+
+
+def main(argv=None):
+    """Run one command; return the exit status (0 done, 1 bad input, 2 bad usage, 141 reader gone)."""
+    args = build_parser(COMMANDS).parse_args(argv)
+    try:
+        args.run(args)
+        OUT.finish()
+    except BrokenPipeError:
+        OUT.lost_reader()
+    except KeyboardInterrupt:
+        return 130
+    except UsageError as error:
+        print(f"{PROGRAM}: {error} (see {PROGRAM} {args.command} --help)", file=sys.stderr)
+        return 2
+    except (OSError, ValueError, TypeError) as error:  # CommandError is a ValueError; the API's TypeErrors name the argument
+        print(f"{PROGRAM}: {describe(error)}", file=sys.stderr)
+        return 1
+    except BrokenExecutor:  # a worker process was killed (by a signal, or for want of memory)
+        print(f"{PROGRAM}: a worker process was killed before it finished; nothing was written", file=sys.stderr)
+        return 1
+    return BROKEN_PIPE_STATUS if OUT.reader_gone else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

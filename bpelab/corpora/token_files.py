@@ -1,0 +1,237 @@
+"""Token files: a corpus encoded once, ahead of time, for training a model.
+
+A model is trained on text encoded into a flat file of IDs that training
+reads with ``numpy.memmap`` (as nanoGPT's data preparation does).
+``encode_files`` writes one; each file's IDs are exactly ``bpe.Tokenizer.encode``
+of its whole text. Files are read in blocks cut at safe places (see
+``blocks``), so memory holds a few blocks whatever the corpus; with several
+workers, the blocks go to processes in order and come back in order, at most
+two per worker in flight (``bpelab.corpora.workers``). ``encode_batch`` shares a list of texts among
+workers the same way.
+
+The token file holds the IDs as unsigned little-endian integers (``uint16``
+when every ID fits, else ``uint32``), each file's after the last, with the
+special token ``separator`` (if given) after each file. Beside it,
+``out_path + ".json"`` describes it: dtype, byteorder, tokens, the sha256 of
+the tokenizer's file, each file's tokens, the separator. Both are written
+atomically. Read it back with ``array.array("H")`` and ``frombytes`` (and
+``byteswap`` on a big-endian machine), or ``numpy.memmap(path,
+dtype="<u2")`` (``"I"`` and ``"<u4"`` for ``uint32``).
+"""
+
+import array
+import functools
+import hashlib
+import json
+import os
+import sys
+from typing import Optional, Sequence
+
+from bpelab.checks import check_callback, check_inputs, check_list, check_positive_int, check_text, check_workers
+from bpelab.corpora.workers import results_in_order, worker_pool, worker_state
+from bpelab.formats.lab import file_text
+from bpelab.merges.training import Progress
+from bpelab.messages import listed, named, shown
+from bpelab.reading import PathLike, open_text
+from bpelab.text.blocks import BLOCK_SIZE, safe_blocks, stream_blocks
+from bpelab.text.specials import SpecialChoice, SpecialTokenInText
+from bpelab.writing import atomic_writer, check_output_path
+
+
+TOKEN_FILE_TYPES = {"uint16": "H", "uint32": "I"}
+"""The ``array`` type codes of the two ID widths a token file uses (2 and 4 bytes on every platform Python runs on)."""
+
+
+def token_file_dtype(n_vocab):
+    """``"uint16"`` when every ID of a vocabulary of ``n_vocab`` fits in 16 bits, else ``"uint32"``."""
+    return "uint16" if n_vocab <= 1 << 16 else "uint32"
+
+
+def cut_by(tokenizer):
+    """The pattern whose safe cuts a file may be cut at for ``tokenizer`` (see ``safe_blocks``), or None for none.
+
+    A prefix space or a pipeline (normalizer, other splits) has no known
+    safe cuts: such a tokenizer encodes each file whole.
+    """
+    return None if tokenizer.add_prefix_space or tokenizer.pipeline is not None else tokenizer.pattern
+
+
+def _file_blocks(paths, pattern, block_size, progress):
+    """``(file number, block)`` for every block of every file, cut at safe places; ``progress`` hears of each."""
+    sizes = [os.stat(path).st_size for path in paths]
+    total, done = sum(sizes), 0
+    for number, path in enumerate(paths):
+        with open_text(path) as stream:
+            for block in safe_blocks(stream_blocks(stream, path, block_size), pattern):
+                yield number, block
+                if progress is not None:
+                    progress(done + stream.tell(), total)
+        done += sizes[number]
+
+
+def _block_results(tokenizer, paths, blocks, workers, specials, typecode):
+    """For each block, in order: its file number, and its IDs as a token file holds them (``typecode``),
+    or how many there are (``typecode`` None). Several processes share the work if asked.
+
+    A special token refused in a block is reported with the file it is in.
+    """
+
+    def blamed_on_its_file(number, result):
+        try:
+            return result()
+        except SpecialTokenInText as error:
+            raise SpecialTokenInText(error.token, paths[number]) from None
+
+    if workers == 1:
+        for number, block in blocks:
+            yield number, blamed_on_its_file(number, lambda: encode_block(tokenizer, block, specials, typecode))
+        return
+    encode = functools.partial(_encode_block_in_worker, specials=specials, typecode=typecode)
+    with worker_pool(tokenizer, workers) as pool:
+        for (number, _), future in results_in_order(pool, encode, blocks, workers):
+            yield number, blamed_on_its_file(number, future.result)
+
+
+def encode_block(tokenizer, text, specials, typecode):
+    """A block's IDs as unsigned little-endian integers of the type ``typecode``, or their number for None."""
+    ids = tokenizer.encode(text, **specials)
+    if typecode is None:
+        return len(ids)
+    ids = array.array(typecode, ids)
+    if sys.byteorder == "big":
+        ids.byteswap()
+    return ids.tobytes()
+
+
+def _encode_block_in_worker(numbered_block, specials, typecode):
+    """``encode_block`` of a ``(file number, block)`` in a worker process, with the tokenizer it was started with."""
+    return encode_block(worker_state(), numbered_block[1], specials, typecode)
+
+
+def _encode_in_worker(text, options):
+    """``encode`` in a worker process, with the tokenizer it was started with (for ``encode_batch``)."""
+    return worker_state().encode(text, **options)
+
+
+
+def tokenizer_sha256(tokenizer):
+    """The sha256 of the tokenizer's file, as token files' descriptions name the tokenizer that made them."""
+    return hashlib.sha256(file_text(tokenizer).encode("utf-8")).hexdigest()
+
+
+def token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special, block_size):
+    """Check every option of a token-file job before reading anything; return the paths and the specials."""
+    paths = check_inputs(paths)
+    check_workers(workers)
+    check_positive_int(block_size, "block_size")
+    specials = special_choice(tokenizer, allowed_special, disallowed_special)
+    if separator is not None and separator not in tokenizer.special_tokens:
+        known = tokenizer.special_tokens
+        raise ValueError(f"separator {shown(separator)} is not a special token of this tokenizer (it has "
+                         + (f"{len(known):,}: {listed(known)})" if known else "none)"))
+    return paths, specials
+
+
+def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, workers: int = 1,
+                 separator: Optional[str] = None, allowed_special: SpecialChoice = None,
+                 disallowed_special: SpecialChoice = None, block_size: int = BLOCK_SIZE,
+                 progress: Progress = None) -> dict:
+    """Encode UTF-8 files into one flat file of token IDs for training a model; return its description.
+
+    (``Tokenizer.encode_files``.) Each file's IDs are exactly ``encode`` of
+    its whole text, in order, with the special token ``separator`` (if given)
+    after each; memory holds a few blocks, not the text; ``progress(bytes_done,
+    bytes_total)`` hears of each block. ``out_path + ".json"`` describes the
+    file (this module's docstring gives the format and how to read it); both
+    are written atomically.
+    """
+    paths, specials = token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special,
+                                          block_size)
+    check_callback(progress, "progress")
+    description_path = os.fspath(out_path) + ".json"
+    for output in (out_path, description_path):
+        target = check_output_path(output, "out_path")
+        for path in paths:
+            if os.path.exists(target) and os.path.samefile(path, target):
+                raise ValueError(f"{named(output)}: is also one of the files to encode; "
+                                 "write the tokens somewhere else")
+    dtype = token_file_dtype(len(tokenizer))
+    typecode = TOKEN_FILE_TYPES[dtype]
+    width = array.array(typecode).itemsize
+    ending = b"" if separator is None else encode_block(tokenizer, separator, {"allowed_special": "all"}, typecode)
+    counts = [0] * len(paths)
+    with atomic_writer(description_path, "out_path") as description, \
+            atomic_writer(out_path, "out_path") as stream:
+        blocks = _file_blocks(paths, cut_by(tokenizer), block_size, progress)
+        ended = 0  # files whose blocks are all written, and the separator after them
+        for number, data in _block_results(tokenizer, paths, blocks, workers, specials, typecode):
+            while ended < number:
+                stream.write(ending)
+                ended += 1
+            stream.write(data)
+            counts[number] += len(data) // width
+        while ended < len(paths):
+            stream.write(ending)
+            ended += 1
+        summary = {
+            "dtype": dtype,
+            "byteorder": "little",
+            "tokens": sum(counts) + len(paths) * len(ending) // width,
+            "tokenizer_sha256": tokenizer_sha256(tokenizer),
+            "files": [{"path": path, "tokens": count} for path, count in zip(paths, counts)],
+            "separator": separator,
+        }
+        description.write((json.dumps(summary, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
+    return summary
+
+
+def count_files(tokenizer, paths: Sequence[PathLike], *, workers: int = 1, allowed_special: SpecialChoice = None,
+                disallowed_special: SpecialChoice = None, block_size: int = BLOCK_SIZE,
+                progress: Progress = None) -> list[int]:
+    """The number of tokens in each of the UTF-8 files, read block by block as ``encode_files`` reads them.
+
+    (``Tokenizer.count_files``.)
+    """
+    paths, specials = token_file_options(tokenizer, paths, workers, None, allowed_special, disallowed_special,
+                                          block_size)
+    check_callback(progress, "progress")
+    counts = [0] * len(paths)
+    blocks = _file_blocks(paths, cut_by(tokenizer), block_size, progress)
+    for number, count in _block_results(tokenizer, paths, blocks, workers, specials, None):
+        counts[number] += count
+    return counts
+
+
+def special_choice(tokenizer, allowed_special, disallowed_special):
+    """The special-token arguments, checked now (before long work), as keyword arguments for ``encode``.
+
+    Encoding no text at all checks them exactly as encoding each block will.
+    """
+    tokenizer.encode("", allowed_special=allowed_special, disallowed_special=disallowed_special)
+    return {"allowed_special": allowed_special, "disallowed_special": disallowed_special}
+
+
+def encode_batch(tokenizer, texts: Sequence[str], *, workers: int = 1, allowed_special: SpecialChoice = None,
+                 disallowed_special: SpecialChoice = None, dropout: float = 0.0,
+                 seed: Optional[int] = None) -> list[list[int]]:
+    """Encode each of ``texts``: a list of ID lists, in order (``Tokenizer.encode_batch``).
+
+    With ``workers`` above 1, that many processes share the work; each is
+    given the tokenizer once, when it starts, with what it has cached. With
+    ``dropout=p`` (see ``encode``), text number ``i`` (from 0) is encoded with
+    the seed ``seed + i``, so the result is the same whatever the number of
+    workers.
+    """
+    check_list(texts, "texts", "strings")
+    for text in texts:
+        check_text(text, "each of texts")
+    check_workers(workers)
+    specials = special_choice(tokenizer, allowed_special, disallowed_special)
+    tokenizer.encode("", dropout=dropout, seed=seed)  # checks them, as special_choice does the specials
+    options = [dict(specials, dropout=dropout, seed=None if seed is None else seed + number)
+               for number in range(len(texts))]
+    if workers == 1 or len(texts) < 2:
+        return [tokenizer.encode(text, **choice) for text, choice in zip(texts, options)]
+    with worker_pool(tokenizer, workers) as pool:
+        return list(pool.map(_encode_in_worker, texts, options, chunksize=max(1, len(texts) // (4 * workers))))
+

@@ -1,0 +1,192 @@
+"""Training input: the options every trainer shares, chunk counts, and the base tokens of each chunk.
+
+Training sees the text only as chunk counts (each distinct chunk with how
+often it occurs), as ``bpe.reference_train`` and ``engine.train_merges``
+take it. This module counts chunks in a text given block by block
+(``count_chunks``, equal to counting ``bpe.chunks`` of the whole text),
+checks counts made elsewhere, and turns counts into the sequences of base
+tokens that training merges.
+"""
+
+from collections import Counter
+from typing import Callable, Iterable, NamedTuple, Optional
+
+from bpelab.checks import (UNK, check_callback, check_choice, check_flag, check_no_surrogate, check_positive_int,
+                           check_prefix_space, check_vocab_size, check_workers)
+from bpelab.merges.engine import TIE_RULES
+from bpelab.messages import shown
+from bpelab.text.blocks import safe_blocks
+from bpelab.text.patterns import DEFAULT_PATTERN, check_pattern, chunker
+from bpelab.text.specials import check_special_text, special_finder, special_token_ids
+
+Progress = Optional[Callable[[int, int], None]]
+"""A trainer's ``progress(merges_done, merge_target)``, called about a hundred times (see ``engine.report_progress``)."""
+
+OnMerge = Optional[Callable[[int, dict], None]]
+"""A trainer's ``on_merge(rank, entry)``, called with each history entry as soon as it is learned."""
+
+
+class TrainingOptions(NamedTuple):
+    """The options of a training run that counting and merging need, checked."""
+
+    pattern: str  # the chunk pattern's name (stage 1's, for SuperBPE)
+    specials: list  # the special tokens' texts, in order
+    ties: str  # the tie rule (see ``bpe.best_pair``)
+    min_count: int  # the fewest times a pair must occur to be merged
+    superbpe: Optional[int]  # SuperBPE's transition (stage 1's number of merges), or None
+    add_prefix_space: bool  # a space before text that lacks one (byte level)
+
+
+STAGE_ONE_PATTERN = "o200k"
+"""SuperBPE's stage-1 pattern when none is given: the paper's (GPT-4o's)."""
+
+SUPERBPE_TIES = ("smallest", "first-seen", "greatest")
+"""The tie rules SuperBPE trains with: those that compare tokens, not IDs (stage 2's IDs would need a rule of their own)."""
+
+
+def training_options(vocab_size, byte_level, pattern, special_tokens, ties, min_count, progress, on_merge,
+                     superbpe=None, add_prefix_space=False, workers=1):
+    """Check the options every training entry point shares, before any work; return them as ``TrainingOptions``.
+
+    The pattern is ``pattern``, or when none is given the level's default
+    (SuperBPE's stage 1: ``STAGE_ONE_PATTERN``).
+    """
+    check_vocab_size(vocab_size)
+    check_flag(byte_level, "byte_level")
+    check_prefix_space(add_prefix_space, byte_level)
+    check_workers(workers)
+    if add_prefix_space and workers > 1:
+        raise ValueError("add_prefix_space=True counts in one process: the prefix space depends on what comes "
+                         "before each block; leave workers at 1")
+    check_superbpe(superbpe, ties, add_prefix_space)
+    pattern = (STAGE_ONE_PATTERN if superbpe is not None else DEFAULT_PATTERN[byte_level]) if pattern is None \
+        else pattern
+    check_pattern(pattern)
+    check_choice(ties, TIE_RULES, "ties")
+    check_positive_int(min_count, "min_count")
+    check_callback(progress, "progress")
+    check_callback(on_merge, "on_merge")
+    if isinstance(special_tokens, dict):
+        raise TypeError("special_tokens must be a list when training: their IDs follow the merges, in order")
+    specials = special_token_ids(special_tokens, [], byte_level)
+    return TrainingOptions(pattern, list(specials), ties, min_count, superbpe, add_prefix_space)
+
+
+def check_superbpe(superbpe, ties, add_prefix_space):
+    """Refuse a ``superbpe`` that is neither None nor a count of merges, or options SuperBPE does not train with."""
+    if superbpe is None:
+        return
+    if isinstance(superbpe, bool) or not isinstance(superbpe, int):
+        raise TypeError(f"superbpe must be None or the number of merges of stage 1 (an int, 0 or more), "
+                        f"not {shown(superbpe)}")
+    if superbpe < 0:
+        raise ValueError(f"superbpe must be the number of merges of stage 1, 0 or more, not {superbpe}")
+    if ties not in SUPERBPE_TIES:
+        raise ValueError(f"superbpe=t trains with ties {', '.join(map(repr, SUPERBPE_TIES))}, not {ties!r}: "
+                         "its second stage has no IDs of the library whose rule that is")
+    if add_prefix_space is True:
+        raise ValueError("superbpe=t does not take add_prefix_space=True: SuperBPE trains without a prefix space; "
+                         "leave add_prefix_space out")
+
+
+def check_chunk_counts(chunk_counts, pattern, special_tokens):
+    """Refuse chunk counts whose keys are not single chunks or whose counts are not positive ints.
+
+    A key may be a special token's text (a count of that special token); any
+    other key holding one is refused: ``count_chunks`` keeps special tokens
+    whole, so whoever counted must do the same.
+    """
+    if not isinstance(chunk_counts, dict):
+        raise TypeError(f"chunk_counts must be a dict of chunk -> count, not {type(chunk_counts).__name__}")
+    cut = chunker(pattern)
+    specials = frozenset(special_tokens)
+    finder = special_finder(specials) if specials else None
+    for chunk, count in chunk_counts.items():
+        if not isinstance(chunk, str):
+            raise ValueError(f"chunk_counts key {shown(chunk)} must be a str, not {type(chunk).__name__}")
+        if chunk not in specials:
+            special = finder.search(chunk) if finder else None
+            if special:
+                raise ValueError(
+                    f"chunk_counts key {shown(chunk)} holds the special token {special.group()!r}; "
+                    "count special tokens on their own (as bpe.count_chunks does)"
+                )
+            pieces = cut(chunk)
+            # (SuperBPE's chunk "a " of "a 1" is cut as "a", " " alone: a key may also be a chunk before a digit.)
+            if pieces != [chunk] and cut(chunk + "0") != [chunk, "0"]:
+                raise ValueError(f"chunk_counts key {shown(chunk)} is not exactly one chunk: the {pattern!r} "
+                                 f"pattern cuts it into {shown(pieces)} (see bpe.chunks)")
+            check_no_surrogate(chunk, f"chunk_counts key {shown(chunk)}")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError(f"chunk_counts[{shown(chunk)}] is {shown(count)}; counts must be positive ints")
+
+
+def count_chunks(blocks: Iterable[str], pattern: str = "lab", *, special_tokens: Iterable[str] = (),
+                 add_prefix_space: bool = False) -> Counter:
+    """Count each distinct chunk of a text given as blocks, which may be cut anywhere.
+
+    >>> count_chunks(["the cat", " the h", "at"])
+    Counter({'the': 1, ' cat': 1, ' the': 1, ' hat': 1})
+
+    The text of each special token is counted whole, under its own text,
+    and never cut into chunks: a special token stays out of training. The
+    chunks come out in the order they first appear. With ``add_prefix_space``
+    the text, and the text after each special token, gets a space in front
+    unless it starts with one, as ``encode`` gives it.
+    """
+    if isinstance(special_tokens, (str, bytes)):
+        raise TypeError(f"special_tokens must be a list of strings, not a single {type(special_tokens).__name__}")
+    special_tokens = frozenset(special_tokens)
+    for text in special_tokens:
+        check_special_text(text, byte_level=True)  # (counting has no <unk>, whatever the level)
+    cut = chunker(pattern)
+    counts = Counter()
+    finder = special_finder(special_tokens) if special_tokens else None
+    fresh = add_prefix_space  # the next ordinary text starts a stretch that gets a prefix space
+    for block in safe_blocks(blocks, pattern):
+        start = 0
+        for found in finder.finditer(block) if finder else ():
+            counts.update(cut(prefixed(block[start:found.start()], fresh)))
+            fresh = fresh and start == found.start()
+            counts[found.group()] += 1
+            start, fresh = found.end(), add_prefix_space
+        counts.update(cut(prefixed(block[start:], fresh)))
+        fresh = fresh and start == len(block)
+    return counts
+
+
+def prefixed(text, fresh):
+    """``text`` with a space in front if it starts a stretch (``fresh``) and lacks one."""
+    return " " + text if fresh and text and not text.startswith(" ") else text
+
+
+def start_sequences(chunk_counts, vocab_size, byte_level, specials):
+    """What training merges: each chunk that is not a special token, as its base tokens, with its count.
+
+    Returns ``(alphabet, sequences, merges_wanted)``: the alphabet (the
+    sorted characters, or None for the 256 bytes), the sequences (at the
+    byte level each chunk's UTF-8 ``bytes``, which ``engine.train_merges``
+    reads as its single bytes), and how
+    many merges fill ``vocab_size`` once the base and special tokens have
+    their IDs; a ``vocab_size`` below those is refused.
+    """
+    special = set(specials)
+    ordinary = {chunk: count for chunk, count in chunk_counts.items() if chunk not in special}
+    if not ordinary:
+        raise ValueError("cannot train on empty text: give at least one character that is not a special token")
+    if byte_level:
+        alphabet, base_size, base_name = None, 256, "the 256 byte values"
+        sequences = {chunk.encode("utf-8"): count for chunk, count in ordinary.items()}
+    else:
+        alphabet = sorted(set("".join(ordinary)))
+        base_size, base_name = len(alphabet) + 1, f"{len(alphabet)} characters + {UNK}"
+        sequences = ordinary  # a str is already a sequence of one-character tokens
+    if specials:
+        base_name += f" + {len(specials)} special tokens"
+    needed = base_size + len(specials)
+    if vocab_size < needed:
+        raise ValueError(
+            f"vocab_size {vocab_size} is smaller than the {needed} base tokens ({base_name}); "
+            f"ask for at least {needed}"
+        )
+    return alphabet, sequences, vocab_size - needed

@@ -1,0 +1,224 @@
+"""Special tokens: text such as ``<|endoftext|>`` that stands for one ID of its own.
+
+The lab's tokenizer has none; real ones do. A special token's text is
+never cut into chunks or merged: training leaves it out, and
+``bpe.Tokenizer.encode`` finds it in the text first and encodes only the stretches between, as
+tiktoken does. This module checks special tokens, gives them their IDs, and
+finds them in text quickly however many there are.
+"""
+
+import re
+from typing import Iterable, Optional, Union
+
+from bpelab.checks import UNK, check_list, check_no_surrogate
+from bpelab.messages import named, shown
+from bpelab.text.patterns import template_regex
+
+SpecialChoice = Optional[Union[str, Iterable[str]]]
+"""``"all"``, or a collection of special tokens' texts; None for the tokenizer's own rule."""
+
+
+MAX_SPECIAL_LENGTH = 128
+"""The most characters a special token may have (real ones have a few dozen).
+
+Looking for special tokens then costs at most this many steps per character
+of text, and their trie, as a regex, nests no deeper than Python's regex
+compiler can go."""
+
+
+def check_special_text(text, byte_level):
+    """Refuse a special token that is not a non-empty string without whitespace or surrogates.
+
+    Whitespace is refused because long text is cut into blocks only at
+    whitespace (see ``safe_blocks``), and a special token must never be cut
+    in two. At the character level ``<unk>`` is ID 0 already.
+    """
+    if not isinstance(text, str) or not text:
+        raise ValueError(f"special token {shown(text)} must be a non-empty string")
+    if len(text) > MAX_SPECIAL_LENGTH:
+        raise ValueError(f"special token {shown(text[:24])}... has {len(text):,} characters; special tokens may "
+                         f"have at most {MAX_SPECIAL_LENGTH}")
+    if template_regex("{space}").search(text):
+        raise ValueError(f"special token {shown(text)} must not contain whitespace")
+    check_no_surrogate(text, f"special token {shown(text)}")
+    if not byte_level and text == UNK:
+        raise ValueError(f"special token {UNK!r} is the unknown-character token, always ID 0 at the character level")
+
+
+MAX_UNUSED_IDS = 1 << 20
+"""How many IDs special tokens may leave unused (cl100k and o200k leave fewer than 20)."""
+
+
+def special_token_ids(special_tokens, ordinary, byte_level):
+    """The special tokens as text -> ID, checked.
+
+    A list takes the IDs after the ordinary tokens, in order; a dict gives
+    each its ID, which may leave gaps but may not fall among the ordinary
+    tokens. At the character level a special token may not equal an ordinary
+    one (both are text); at the byte level ordinary tokens are display
+    strings, so the two namespaces are separate.
+    """
+    if isinstance(special_tokens, dict):
+        given = special_tokens
+    else:
+        check_list(special_tokens, "special_tokens", "strings (or a dict of string -> ID)")
+        given = {}
+        for text in special_tokens:
+            if isinstance(text, str) and text in given:
+                raise ValueError(f"special token {shown(text)} is given twice")
+            given[text] = len(ordinary) + len(given)
+    taken = set() if byte_level else set(ordinary)
+    used_ids = {}
+    for text, token_id in given.items():
+        check_special_text(text, byte_level)
+        if text in taken:
+            raise ValueError(f"special token {shown(text)} is already an ordinary token")
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < len(ordinary):
+            raise ValueError(
+                f"special token {shown(text)} has ID {shown(token_id)}; special tokens take int IDs "
+                f"from {len(ordinary):,} on (the IDs below belong to the ordinary tokens)"
+            )
+        if token_id in used_ids:
+            raise ValueError(f"special tokens {shown(used_ids[token_id])} and {shown(text)} share ID {token_id}")
+        used_ids[token_id] = text
+    highest = len(ordinary) + len(given) - 1 + MAX_UNUSED_IDS
+    for text, token_id in given.items():
+        if token_id > highest:  # the vocabulary is a list with a place for every ID, used or not
+            raise ValueError(f"special token {shown(text)} has ID {shown(token_id)}; special tokens may leave at "
+                             f"most {MAX_UNUSED_IDS:,} IDs unused, so here the highest ID is {highest:,}")
+    return dict(given)
+
+
+def special_finder(texts):
+    """A compiled regex that finds any of ``texts`` (a frozenset), the longest where several start at one place.
+
+    The texts are arranged as a trie (``<|a|>`` and ``<|b|>`` become
+    ``<\\|(?:a|b)\\|>``), so looking for five thousand special tokens costs
+    about what looking for five does. A trie as deep as ``MAX_SPECIAL_LENGTH``
+    nests that many groups, within what Python's regex compiler can take.
+    """
+    trie = {}
+    for text in texts:
+        node = trie
+        for char in text:
+            node = node.setdefault(char, {})
+        node[""] = {}  # a text ends here
+    return re.compile(_trie_source(trie))
+
+
+def _trie_source(node):
+    """The regex for the texts that continue below one trie node; longer continuations are tried first."""
+    branches = []
+    for char in sorted(key for key in node if key):
+        child, text = node[char], re.escape(char)
+        while len(child) == 1 and "" not in child:  # a run without branches is one literal
+            ((char, child),) = child.items()
+            text += re.escape(char)
+        branches.append(text + _trie_source(child))
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    return f"(?:{body})?" if "" in node else body
+
+
+def cut_around(text, finder, meaning):
+    """``text`` cut around the matches of ``finder``: ``(text, None)`` items, and ``(None, meaning(match))`` for each."""
+    pieces, start = [], 0
+    for found in finder.finditer(text):
+        pieces += [(text[start:found.start()], None), (None, meaning(found.group()))]
+        start = found.end()
+    pieces.append((text[start:], None))
+    return pieces
+
+
+class SpecialTokenInText(ValueError):
+    """``encode`` found a special token's text that it was not told to allow (in the file ``where``, if given)."""
+
+    def __init__(self, token, where=None):
+        self.token, self.where = token, where
+        super().__init__(
+            ("" if where is None else f"{named(where)}: ")
+            + f"text contains the special token {token!r}; pass allowed_special={{{token!r}}} to encode it "
+            "as a special token, or disallowed_special=() to encode it as ordinary text"
+        )
+
+    def __reduce__(self):  # so that it comes back whole from a worker process
+        return SpecialTokenInText, (self.token, self.where)
+
+
+class SpecialTokenMatcher:
+    """A tokenizer's special tokens as ``encode`` looks for them: which are allowed, and where they are.
+
+    ``ids`` maps each special token's text to its ID. A finder is built once
+    for each set of special tokens asked for (a handful at most), since
+    building one for thousands of tokens takes a moment.
+    """
+
+    def __init__(self, ids):
+        self.ids = ids
+        self.all = frozenset(ids)
+        self.special_ids = frozenset(ids.values())
+        self._finders = {}
+
+    def segments(self, text, allowed_special=None, disallowed_special=None):
+        """Cut ``text`` around the allowed special tokens: ``(text, None)`` and ``(None, ID)`` items.
+
+        Special tokens follow tiktoken's rules: none is allowed unless named,
+        and the text of a disallowed one (by default, all that are not
+        allowed) is a ``SpecialTokenInText``.
+        """
+        allowed = self.allowed_in(text, allowed_special, disallowed_special)
+        if not allowed:
+            return [(text, None)]
+        return cut_around(text, self.finder(allowed), self.ids.__getitem__)
+
+    allows_all = False
+    """What None means for ``allowed_special``: no special token (tiktoken's rule), or all of them."""
+
+    def allowed_in(self, text, allowed_special, disallowed_special):
+        """The special tokens to look for in ``text``, once it is checked for disallowed ones.
+
+        By default (None) those that ``allows_all`` says, and the others are
+        disallowed; ``disallowed_special="all"`` disallows all that are not
+        allowed.
+        """
+        if allowed_special is None:
+            allowed = self.all if self.allows_all else frozenset()
+        else:
+            allowed = self.chosen(allowed_special, "allowed_special")
+        if disallowed_special is None:
+            disallowed = frozenset() if self.allows_all else self.all - allowed
+        elif disallowed_special == "all":
+            disallowed = self.all - allowed
+        else:
+            disallowed = self.chosen(disallowed_special, "disallowed_special")
+        if disallowed:
+            found = self.finder(disallowed).search(text)
+            if found:
+                raise SpecialTokenInText(found.group())
+        return allowed
+
+    def finder(self, texts):
+        """The compiled finder for a set of special tokens, built once per set."""
+        finder = self._finders.get(texts)
+        if finder is None:
+            if len(self._finders) >= 8:
+                self._finders.clear()
+            finder = self._finders[texts] = special_finder(texts)
+        return finder
+
+    def chosen(self, names, argument):
+        """``"all"`` or a collection of these special tokens, as a frozenset; anything else is refused."""
+        if names == "all":
+            return self.all
+        if isinstance(names, (str, bytes)) or not isinstance(names, (set, frozenset, list, tuple)):
+            raise TypeError(f"{argument} must be 'all' or a set of special tokens, not {shown(names)}")
+        if not names:
+            return frozenset()
+        if not all(isinstance(name, str) for name in names):
+            raise TypeError(f"{argument} must hold special tokens as strings, not {shown(names)}")
+        names = frozenset(names)
+        unknown = sorted(names - self.all)
+        if unknown:
+            raise ValueError(f"{argument} names {shown(unknown[0])}, which is not a special token of this tokenizer")
+        return names

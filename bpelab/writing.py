@@ -1,0 +1,145 @@
+"""Writing: files that are never left half written, nor replace what they should not.
+
+``bpe.Tokenizer.save`` (and every other writer of the lab) comes through
+here. Every file the lab writes (tokenizers, exports, trace artifacts, token
+files, the widget page) goes through ``atomic_writer``: the data goes to a
+temporary file in the same folder, which is renamed over the target only
+once it is complete and on disk, so a reader sees the old file or the new,
+never half of one. A symbolic link is kept and its target is written;
+anything that exists and is not a regular file (a device such as
+/dev/null, a pipe, a folder) is refused, because renaming over it would
+replace it.
+"""
+
+import contextlib
+import errno
+import os
+import signal
+import stat
+import tempfile
+import threading
+from typing import BinaryIO, Iterator
+
+from bpelab.checks import check_path
+from bpelab.messages import named
+from bpelab.reading import PathLike, file_kind
+
+
+def check_output_path(path: PathLike, argument: str = "path") -> str:
+    """Refuse, before any work, a path that cannot be written; return the file a write there replaces.
+
+    That file is ``path`` itself, or the file a symbolic link leads to. A
+    path that exists and is not a regular file (a device such as /dev/null,
+    a pipe, a folder) is refused, and so is one in a folder that is missing.
+    """
+    path = check_path(path, argument)
+    if not path or path.endswith(os.sep):
+        raise IsADirectoryError(errno.EISDIR, "not a file name (a file is needed here)", path)
+    try:
+        mode = os.stat(path).st_mode  # follows links, to see what would really be replaced
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "a folder (a file is needed here)", path)
+    if mode is not None and not stat.S_ISREG(mode):
+        raise ValueError(f"{named(path)}: {file_kind(mode)}; only a regular file is written, "
+                         "so it was left as it was")
+    target = os.path.realpath(path)
+    folder = os.path.dirname(target)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(errno.ENOENT, f"cannot write here: no folder {named(folder)}", path)
+    if not os.access(folder, os.W_OK):
+        raise PermissionError(errno.EACCES, "cannot write here: the folder is not writable", path)
+    return target
+
+
+def _mode_for(path):
+    """The permissions a file at ``path`` should get: those it has, or what a new file gets.
+
+    A temporary file is created private (0600); without this, replacing a
+    file would quietly make it unreadable to everyone else.
+    """
+    try:
+        return os.stat(path).st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+@contextlib.contextmanager
+def atomic_writer(path: PathLike, argument: str = "path") -> Iterator[BinaryIO]:
+    """Open ``path`` for writing bytes so that it is replaced whole or not at all.
+
+    If anything fails (or the process is told to stop with SIGTERM or
+    Ctrl-C), the temporary file is removed and the old file is untouched.
+    Errors name ``path``, not the temporary file.
+    """
+    target = check_output_path(path, argument)
+    with stopping_cleanly():
+        try:
+            handle, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".tmp-", suffix=".part")
+        except OSError as error:
+            raise OSError(error.errno, error.strerror, path) from None
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                os.chmod(temporary, _mode_for(target))
+                yield stream
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(temporary, target)
+        except BaseException as error:
+            os.unlink(temporary)
+            if isinstance(error, OSError) and temporary in (error.filename, error.filename2):
+                raise OSError(error.errno, error.strerror, path) from None
+            raise
+
+
+def write_text_atomic(path: PathLike, text: str) -> None:
+    """Write ``text`` as UTF-8 to ``path`` through ``atomic_writer``."""
+    with atomic_writer(path) as stream:
+        stream.write(text.encode("utf-8"))
+
+
+class _Terminated(BaseException):
+    """SIGTERM arrived while a file was being written."""
+
+
+def _unwind(signal_number, frame):
+    """The SIGTERM handler while a file is being written: unwind, so the temporary file is removed."""
+    raise _Terminated
+
+
+def _not_in_a_child():
+    """After a fork, give a child (a worker process) SIGTERM's default action back, if it inherited ``_unwind``.
+
+    A worker forked while its parent writes a file must not unwind the
+    parent's write on SIGTERM, nor print a traceback: it simply ends.
+    """
+    if signal.getsignal(signal.SIGTERM) is _unwind:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_not_in_a_child)
+
+
+@contextlib.contextmanager
+def stopping_cleanly():
+    """Let SIGTERM unwind the write (so its temporary file is removed), then end the process as SIGTERM does.
+
+    Only where SIGTERM would simply end the process (its default action, in
+    the main thread); a program that handles SIGTERM itself keeps its way.
+    """
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+    signal.signal(signal.SIGTERM, _unwind)
+    try:
+        yield
+    except _Terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)

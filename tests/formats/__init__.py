@@ -1,0 +1,1 @@
+"""The tests of ``bpelab.formats`` (see its ``__init__``), found by ``python3 -m unittest``."""

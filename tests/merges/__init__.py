@@ -1,0 +1,1 @@
+"""The tests of ``bpelab.merges`` (see its ``__init__``), found by ``python3 -m unittest``."""

@@ -1,0 +1,186 @@
+"""BPE-dropout: the fast encoder equals ``reference_encode(..., dropout=p, rng=...)``, and subword-nmt, draw for draw.
+
+subword-nmt (``apply_bpe.encode``) draws ``random.random()`` for every
+adjacent pair of a word at every step, then keeps the mergeable pairs whose
+draw is above the dropout, exactly our rule. Its words end in ``</w>``,
+which changes which pairs are merges at the end of a word, so the words it
+is given here end in a character that no merge uses: then every pair means
+the same to both, and the same seed must give the same tokens.
+"""
+
+import hashlib
+import io
+import json
+import os
+import random
+import unittest
+from statistics import mean
+from unittest import mock
+
+from bpe import Tokenizer, reference_encode
+from bpelab.merges import dropout as dropout_module
+from bpelab.merges.dropout import Dropout
+from make_corpus import corpus
+from tests.clients import require_module
+from tests.merges.test_superbpe import run_command
+from tests import ROOT
+
+LAB = Tokenizer.load(os.path.join(ROOT, "tokenizer.json"))
+SPANS = Tokenizer(LAB.alphabet, LAB.merges, pattern="superbpe")  # the same merges, on chunks thousands long
+BYTES = Tokenizer.train(corpus() + " ünïcödé 🍪 текст", 500, byte_level=True, pattern="o200k")
+TEXT = corpus()[:6000]
+
+RECORDED_DIGEST = "525f5273ed97cc329df1d65ef7170c19433896ee3a9b7ce88dc8ecd1fb77e5d6"
+"""sha256 of ``json.dumps([LAB.encode(TEXT, ...), SPANS.encode(TEXT, ...)])`` with dropout 0.1 and seed 2020:
+4,371 IDs, recorded on CPython 3.10, 3.11, 3.12 and 3.13 alike."""
+
+
+def merged_ids(tokenizer):
+    """What a tokenizer's merges make, by IDs: (left ID, right ID) -> the merged token's ID."""
+    ids = tokenizer.ids
+    return {(ids[left], ids[right]): ids[left + right] for left, right in tokenizer.merges}
+
+
+def random_case(rng):
+    """A random character-level tokenizer, a few chunks of its letters (some long), and a dropout."""
+    letters = "abcd"[:rng.randint(1, 4)]
+    text = "".join(rng.choice(letters) for _ in range(rng.randint(2, 150)))
+    tokenizer = Tokenizer.train(letters + text * 2, len(letters) + 1 + rng.randint(1, 40))
+    chunks = ["".join(rng.choice(letters) for _ in range(rng.choice([0, 1, 5, 30, 33, 200]))) for _ in range(3)]
+    return tokenizer, chunks, rng.choice([0.001, 0.1, 0.5, 0.9, 1.0, rng.random()])
+
+
+class DefinitionTests(unittest.TestCase):
+    """The fast encoder equals the definition, and its stream moves on exactly as the definition's does."""
+
+    def check_cases(self, cases, seed):
+        rng = random.Random(seed)
+        for trial in range(cases):
+            tokenizer, chunks, p = random_case(rng)
+            stream = rng.randint(0, 2 ** 40)
+            expected, theirs = random.Random(stream), Dropout(p, stream)
+            for chunk in chunks:
+                found = theirs.encode_chunk([tokenizer.ids[char] for char in chunk], merged_ids(tokenizer))
+                self.assertEqual(tuple(tokenizer.vocab[token_id] for token_id in found),
+                                 reference_encode(chunk, tokenizer.merge_rank, dropout=p, rng=expected), (p, chunk))
+            self.assertEqual(theirs.random.random(), expected.random())  # the same number of draws were made
+
+    def test_fast_equals_the_definition_on_random_inputs(self):
+        self.check_cases(400, 1)
+
+    def test_drawing_one_at_a_time_gives_the_same(self):
+        with mock.patch.object(dropout_module, "BULK_DRAWS", False):
+            self.check_cases(100, 2)
+            ids = [tokenizer.encode(TEXT, dropout=0.1, seed=2020) for tokenizer in (LAB, SPANS)]
+        self.assertEqual(hashlib.sha256(json.dumps(ids).encode()).hexdigest(), RECORDED_DIGEST)
+
+    def test_the_same_seed_gives_the_recorded_ids_on_every_python(self):
+        self.assertTrue(dropout_module.BULK_DRAWS)  # (so the bulk draws are what is checked here)
+        ids = [tokenizer.encode(TEXT, dropout=0.1, seed=2020) for tokenizer in (LAB, SPANS)]
+        self.assertEqual(sum(map(len, ids)), 4371)
+        self.assertEqual(hashlib.sha256(json.dumps(ids).encode()).hexdigest(), RECORDED_DIGEST)
+
+    @require_module("subword_nmt")
+    def test_subword_nmt_gives_the_same_tokens_with_the_same_seed(self):
+        from subword_nmt.apply_bpe import BPE
+
+        rng = random.Random(3)
+        for trial in range(60):
+            letters = "abcde"[:rng.randint(2, 5)]
+            text = "".join(rng.choice(letters) for _ in range(400))
+            trained = Tokenizer.train(text, len(set(text)) + 1 + rng.randint(5, 60))
+            ours = Tokenizer(sorted(set(trained.alphabet) | {"#"}), trained.merges)  # "#" ends each word, unmerged
+            theirs = BPE(io.StringIO("#version: 0.2\n" + "".join(f"{left} {right}\n" for left, right in ours.merges)))
+            words = ["".join(rng.choice(letters) for _ in range(rng.randint(0, 60))) + "#" for _ in range(20)]
+            p, seed = rng.choice([0.05, 0.1, 0.3, 0.5, 0.9, 1.0]), rng.randint(0, 2 ** 32)
+            random.seed(seed)  # subword-nmt draws from the random module's own generator
+            segmented = " ".join(theirs.segment_tokens(words, dropout=p)).replace("@@ ", " ").split(" ")
+            stream = Dropout(p, seed)
+            expected = [ours.vocab[token_id] for word in words
+                        for token_id in stream.encode_chunk([ours.ids[char] for char in word], merged_ids(ours))]
+            self.assertEqual(segmented, expected, (p, words))
+
+
+class PropertyTests(unittest.TestCase):
+    """What the issue asks of ``encode(text, dropout=p, seed=s)``."""
+
+    def test_no_dropout_is_encode_and_full_dropout_is_the_base_tokens(self):
+        for tokenizer in (LAB, BYTES):
+            plain = tokenizer.encode(TEXT)
+            self.assertEqual(tokenizer.encode(TEXT, dropout=0.0), plain)
+            self.assertEqual(tokenizer.encode(TEXT, dropout=0, seed=5), plain)
+            base = [tokenizer.ids[token] for chunk in tokenizer.chunks(TEXT) for token in tokenizer.start_tokens(chunk)]
+            self.assertEqual(tokenizer.encode(TEXT, dropout=1.0, seed=5), base)
+
+    def test_the_same_seed_gives_the_same_ids_and_decoding_round_trips(self):
+        text = TEXT + " ünïcödé 🍪 текст" * 3
+        first = BYTES.encode(text, dropout=0.2, seed=7)
+        self.assertEqual(BYTES.encode(text, dropout=0.2, seed=7), first)
+        self.assertNotEqual(BYTES.encode(text, dropout=0.2, seed=8), first)
+        for seed in range(20):
+            self.assertEqual(BYTES.decode(BYTES.encode(text, dropout=0.3, seed=seed)), text)
+            self.assertEqual(LAB.decode(LAB.encode(TEXT, dropout=0.3, seed=seed)), TEXT)
+
+    def test_the_mean_token_count_rises_with_dropout(self):
+        text = TEXT[:1500]
+        means = [mean(len(BYTES.encode(text, dropout=p, seed=seed)) for seed in range(8))
+                 for p in (0.0, 0.05, 0.1, 0.2, 0.4, 0.7, 1.0)]
+        self.assertEqual(means, sorted(set(means)))
+
+    def test_the_chunk_cache_is_neither_read_nor_written(self):
+        tokenizer = Tokenizer.from_json(BYTES.to_json())
+        tokenizer.encode(TEXT, dropout=0.5, seed=1)
+        self.assertEqual(len(tokenizer._cache), 0)
+        plain = tokenizer.encode(TEXT)
+        cached = dict(tokenizer._cache)
+        self.assertNotEqual(tokenizer.encode(TEXT, dropout=0.5, seed=1), plain)
+        self.assertEqual(dict(tokenizer._cache), cached)
+
+    def test_special_tokens_are_kept_whole(self):
+        tokenizer = Tokenizer(None, BYTES.merges, byte_level=True, special_tokens=["<|endoftext|>"])
+        ids = tokenizer.encode("the park<|endoftext|>the park", allowed_special="all", dropout=1.0, seed=1)
+        self.assertEqual(ids.count(tokenizer.special_tokens["<|endoftext|>"]), 1)
+        self.assertEqual(len(ids), 17)
+
+    def test_batches_give_text_i_the_seed_plus_i(self):
+        texts = [TEXT[:300], TEXT[300:700], "", TEXT[:300]]
+        batch = BYTES.encode_batch(texts, dropout=0.3, seed=40)
+        self.assertEqual(batch, [BYTES.encode(text, dropout=0.3, seed=40 + i) for i, text in enumerate(texts)])
+        self.assertNotEqual(batch[0], batch[3])
+        self.assertEqual(BYTES.encode_batch(texts, dropout=0.3, seed=40, workers=2), batch)
+
+    def test_bad_arguments_are_refused_by_name(self):
+        for bad in ("0.1", True, None, [0.1]):
+            with self.assertRaisesRegex(TypeError, "dropout must be a float from 0 to 1"):
+                LAB.encode("abc", dropout=bad, seed=1)
+        for bad in (-0.1, 1.5, float("nan"), float("inf")):
+            with self.assertRaisesRegex(ValueError, "dropout must be from 0 to 1"):
+                LAB.encode("abc", dropout=bad, seed=1)
+        with self.assertRaisesRegex(ValueError, "dropout=0.1 needs a seed"):
+            LAB.encode("abc", dropout=0.1)
+        for bad in (-1, 1.5, "7", True):
+            with self.assertRaisesRegex(TypeError, "seed must be a non-negative int"):
+                LAB.encode("abc", dropout=0.1, seed=bad)
+        with self.assertRaisesRegex(ValueError, "needs a seed"):
+            LAB.encode_batch(["abc"] * 3, dropout=0.1, workers=2)
+
+
+class CommandLineTests(unittest.TestCase):
+
+    def test_show_with_dropout(self):
+        path = os.path.join(ROOT, "tokenizer.json")
+        status, output = run_command(["show", "-t", path, "--dropout", "0.3", "--seed", "4", TEXT[:200]])
+        self.assertEqual(status, 0, output)
+        tokens = len(LAB.encode(TEXT[:200], dropout=0.3, seed=4))
+        self.assertTrue(output.endswith(f", {tokens:,} tokens, {200 / tokens:.3f} characters per token, "
+                                        "dropout 0.3 (seed 4)\n"), output)
+        status, output = run_command(["show", "-t", path, "--dropout", "0.3", "mia"])
+        self.assertEqual((status, output), (2, "bpe: --dropout needs --seed N, so that the same command shows the "
+                                               "same tokens (see bpe show --help)\n"))
+        status, output = run_command(["show", "-t", path, "--dropout", "1.5", "--seed", "1", "mia"])
+        self.assertEqual(status, 2)
+        self.assertIn("expected a number from 0 to 1, not '1.5'", output)
+
+
+if __name__ == "__main__":
+    unittest.main()

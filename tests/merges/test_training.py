@@ -1,0 +1,141 @@
+"""Training from files and from chunk counts, block by block, and its progress reports, against training on the text."""
+
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import unittest
+from collections import Counter
+from unittest import mock
+
+import bpe
+from bpe import Tokenizer, chunks
+from tests import ROOT
+from tests.lab_samples import CORPUS, LAB, random_corpus
+
+
+class LargerCorporaTests(unittest.TestCase):
+    """Training from files and from chunk counts, and progress reports."""
+
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.addCleanup(self.folder.cleanup)
+
+    def write_files(self, texts):
+        """Write each text to its own file (bytes exactly as given) and return the paths."""
+        paths = []
+        for number, text in enumerate(texts):
+            path = os.path.join(self.folder.name, f"part{number}.txt")
+            with open(path, "wb") as stream:
+                stream.write(text.encode("utf-8"))
+            paths.append(path)
+        return paths
+
+    def test_block_size_does_not_change_the_merges(self):
+        rng = random.Random(11)
+        for trial in range(30):
+            text = random_corpus(rng, words=120) + "\u00e9t\u00e9 na\u00efve"
+            cuts = sorted(rng.sample(range(len(text)), 3))
+            paths = self.write_files([text[:cuts[0]], text[cuts[0]:cuts[1]], "", text[cuts[1]:]])
+            expected = Tokenizer.train(text, 120).history
+            for block_size in (1, 2, 3, 7, 64, 1 << 20):
+                with self.subTest(trial=trial, block_size=block_size):
+                    found = Tokenizer.train_from_files(paths, 120, block_size=block_size)
+                    self.assertEqual(found.history, expected)
+
+    def test_chunking_in_pieces_equals_chunking_the_whole(self):
+        rng = random.Random(5)
+        for trial in range(200):
+            text = random_corpus(rng, words=60) + rng.choice(["", " ", "x", "\n"])
+            size = rng.randint(1, 40)
+            pieces = list(bpe.safe_blocks(bpe.text_blocks(text, size)))
+            self.assertEqual("".join(pieces), text)
+            self.assertEqual([c for piece in pieces for c in chunks(piece)], chunks(text))
+
+    def test_train_from_files_refuses_bad_input(self):
+        (good,) = self.write_files(["abc abc"])
+        bad = os.path.join(self.folder.name, "bad.txt")
+        with open(bad, "wb") as stream:
+            stream.write(b"abc \xff abc")
+        with self.assertRaisesRegex(ValueError, "bad.txt: not valid UTF-8"):
+            Tokenizer.train_from_files([good, bad], 40)
+        with self.assertRaisesRegex(TypeError, "paths"):
+            Tokenizer.train_from_files(good, 40)
+        with self.assertRaisesRegex(ValueError, "block_size"):
+            Tokenizer.train_from_files([good], 40, block_size=0)
+        with self.assertRaisesRegex(ValueError, "empty text"):
+            Tokenizer.train_from_files(self.write_files([""]), 40)
+
+    def test_train_from_counts_equals_training_on_the_text(self):
+        counts = Counter(chunks(CORPUS))
+        self.assertEqual(Tokenizer.train_from_counts(dict(counts), 96).history, LAB.history)
+
+    def test_train_from_counts_refuses_bad_counts(self):
+        cases = [
+            ({"ab cd": 2}, "'ab cd' is not exactly one chunk"),
+            ({"": 2}, "'' is not exactly one chunk"),
+            ({("a", "b"): 2}, "must be a str, not tuple"),
+            ({"ab": 0}, "counts must be positive ints"),
+            ({"ab": -3}, "counts must be positive ints"),
+            ({"ab": True}, "counts must be positive ints"),
+            ({"ab": 1.5}, "counts must be positive ints"),
+        ]
+        for chunk_counts, message in cases:
+            with self.subTest(chunk_counts=chunk_counts), self.assertRaisesRegex(ValueError, message):
+                Tokenizer.train_from_counts(chunk_counts, 40)
+        with self.assertRaisesRegex(TypeError, "chunk_counts"):
+            Tokenizer.train_from_counts([("ab", 2)], 40)
+        with self.assertRaisesRegex(ValueError, "'a<s>' holds the special token '<s>'"):
+            Tokenizer.train_from_counts({"ab": 3, "a<s>": 2}, 40, special_tokens=["<s>"])
+        with_special = Tokenizer.train_from_counts({"ab": 3, "<s>": 2}, 40, special_tokens=["<s>"])
+        self.assertEqual((with_special.alphabet, with_special.special_tokens), (["a", "b"], {"<s>": 4}))
+        with self.assertRaisesRegex(ValueError, "empty text"):
+            Tokenizer.train_from_counts({}, 40)
+
+    def test_progress_is_reported_about_a_hundred_times(self):
+        calls = []
+        Tokenizer.train(CORPUS, 109, progress=lambda done, target: calls.append((done, target)))
+        self.assertEqual(calls[-1], (81, 81))
+        self.assertEqual([done for done, _ in calls], sorted(set(done for done, _ in calls)))
+        calls.clear()
+        Tokenizer.train(CORPUS, 128, progress=lambda done, target: calls.append((done, target)))
+        self.assertEqual(calls[-1], (81, 100))
+        self.assertLessEqual(len(calls), 101)
+        long_run = []
+        bpe.train_merges(Counter(chunks(CORPUS * 3)), 10 ** 4, progress=lambda *call: long_run.append(call))
+        self.assertLessEqual(len(long_run), 102)
+
+    def test_each_merge_is_reported_as_it_is_learned(self):
+        heard = []
+        tokenizer = Tokenizer.train(CORPUS, 96, on_merge=lambda rank, entry: heard.append((rank, entry)))
+        self.assertEqual(heard, list(enumerate(tokenizer.history)))
+        byte_level = []
+        Tokenizer.train(CORPUS, 260, byte_level=True, on_merge=lambda rank, entry: byte_level.append(entry["pair"]))
+        self.assertEqual(byte_level[0], ["Ġ", "t"])
+
+    def test_benchmark_quick_smoke(self):
+        bench = os.path.join(ROOT, "tools", "bench_bpe.py")
+        result = subprocess.run([sys.executable, bench, "--quick"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        self.assertEqual(result.returncode, 0, result.stderr[-2000:])
+        self.assertIn("| job | implementation |", result.stdout)
+        self.assertIn("same merges as ours", result.stdout)
+        self.assertNotIn("failed", result.stdout)
+        # --quick runs every job in this one process; a full run starts a fresh worker for each, as here.
+        spec = {"job": "small-train", "impl": "ours", "corpus": os.path.join(ROOT, "corpus.txt"), "limit": 2000,
+                "vocab_size": 40}
+        worker = subprocess.run([sys.executable, bench, "--worker", json.dumps(spec)], cwd=ROOT, capture_output=True,
+                                text=True, timeout=60, env=dict(os.environ, PYTHONPATH=ROOT))  # (a snapshot's bpe.py)
+        self.assertEqual(worker.returncode, 0, worker.stderr[-2000:])
+        self.assertEqual(json.loads(worker.stdout)["note"], f"{len(Tokenizer.train(CORPUS[:2000], 40).merges)} merges")
+
+    def test_training_is_silent_by_default(self):
+        with mock.patch("sys.stdout") as stdout, mock.patch("sys.stderr") as stderr:
+            Tokenizer.train(CORPUS, 96)
+        self.assertEqual(stdout.method_calls, [])
+        self.assertEqual(stderr.method_calls, [])
+
+
+if __name__ == "__main__":
+    unittest.main()
