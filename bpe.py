@@ -15,48 +15,27 @@ module per concern, each saying which definition here it equals (its
 Only the standard library is used.
 """
 
+
 import functools
+import importlib
 import operator
 import random
 from collections import Counter
 from itertools import chain
 from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
 
-from bpelab.byte_level import (BYTE_TO_CHAR, CHAR_TO_BYTE, SINGLE_BYTES, bytes_to_display, display_to_bytes,
-                               replace_lone_surrogates, token_offsets)
-from bpelab.checks import (REPLACEMENT_CHARACTER, UNK, check_alphabet, check_byte_alphabet, check_choice, check_flag,
-                           check_merges, check_no_surrogate, check_paths, check_positive_int, check_prefix_space,
-                           check_text, decoded_values)
-from bpelab.commands.compare import compare
+from bpelab import byte_level as utf8, checks, messages, reading, writing
 from bpelab.corpora import counting, streaming, token_files
-from bpelab.corpora.token_files import token_file_dtype
-from bpelab.formats import gpt2, huggingface, in_memory, official, tiktoken as tiktoken_files
-from bpelab.formats.lab import FORMAT_VERSION, READABLE_FORMATS, file_body, file_text, tokenizer_arguments
-from bpelab.imported import sentencepiece, vocabulary
+from bpelab.formats import gpt2, huggingface, in_memory, lab, official, tiktoken as tiktoken_files
+from bpelab.imported import models
+from bpelab.merges import learning, rules, training
 from bpelab.merges.dropout import check_dropout
-from bpelab.merges.engine import (CACHE_LIMIT, ChunkCache, Pair, TIE_RULES, Token, encode_chunk, id_order,
-                                  report_progress, train_merges)
-from bpelab.merges.superbpe import check_span_counts, span_counts, trainer
-from bpelab.merges.training import (OnMerge, Progress, check_chunk_counts, count_chunks, start_sequences,
-                                    training_options)
-from bpelab.messages import named, shown
-from bpelab.reading import MAX_FILE_BYTES, PathLike, read_file_bytes, read_json
-from bpelab.text import blocks, readable
-from bpelab.text.blocks import BLOCK_SIZE, read_blocks, safe_blocks, stream_blocks, text_blocks
-from bpelab.text.patterns import (DEFAULT_PATTERN, PATTERNS, check_pattern, chunker, compiled, last_safe_cut,
-                                  pattern_source)
-from bpelab.text.specials import SpecialChoice, SpecialTokenInText, SpecialTokenMatcher, special_token_ids
-from bpelab.writing import atomic_writer, check_output_path, write_text_atomic
+from bpelab.merges.rules import TIE_RULES
+from bpelab.text import blocks, patterns, readable, specials
 
-__all__ = [
-    "merge_pair", "count_pairs", "best_pair", "TIE_RULES", "reference_train", "reference_encode", "reference_superbpe",
-    "chunks", "PATTERNS", "pattern_source",  # 2. chunks
-    "Tokenizer", "SpecialTokenInText", "UNK", "REPLACEMENT_CHARACTER", "FORMAT_VERSION", "READABLE_FORMATS",  # 3.
-    # The machinery, importable from here as before; a tunable is set in its module (bpelab.merges.engine.CACHE_LIMIT)
-    "last_safe_cut", "safe_blocks", "text_blocks", "BLOCK_SIZE", "stream_blocks", "read_blocks", "BYTE_TO_CHAR",
-    "CHAR_TO_BYTE", "bytes_to_display", "display_to_bytes", "replace_lone_surrogates", "train_merges", "encode_chunk",
-    "chunker", "count_chunks", "CACHE_LIMIT", "MAX_FILE_BYTES", "read_file_bytes", "read_json", "token_file_dtype",
-    "check_output_path", "atomic_writer", "write_text_atomic", "compare",
+__all__ = [  # the lesson's names, then (at the bottom, ``FORWARDED``) the machinery's
+    "merge_pair", "count_pairs", "best_pair", "TIE_RULES", "reference_train", "reference_encode",
+    "reference_superbpe", "chunks", "Tokenizer",
 ]
 
 # --------------------------------------------------------------------------
@@ -71,8 +50,8 @@ __all__ = [
 # fast, and the tests hold the two against each other.
 
 
-def merge_pair(tokens: Sequence[Token], pair: Pair, at: Optional[set] = None) -> tuple:
-    """Replace every non-overlapping occurrence of ``pair`` in ``tokens``, left to right (only those starting ``at``).
+def merge_pair(tokens: Sequence[rules.Token], pair: rules.Pair, at: Optional[set] = None) -> tuple:
+    """Replace every non-overlapping ``pair`` in ``tokens``, left to right (those starting ``at``).
 
     >>> merge_pair(("a", "a", "a", "b"), ("a", "a"))
     ('aa', 'a', 'b')
@@ -83,7 +62,8 @@ def merge_pair(tokens: Sequence[Token], pair: Pair, at: Optional[set] = None) ->
     merged = []
     i = 0
     while i < len(tokens):
-        if i + 1 < len(tokens) and tokens[i] == left and tokens[i + 1] == right and (at is None or i in at):
+        found = i + 1 < len(tokens) and tokens[i] == left and tokens[i + 1] == right
+        if found and (at is None or i in at):
             merged.append(left + right)
             i += 2
         else:
@@ -92,7 +72,7 @@ def merge_pair(tokens: Sequence[Token], pair: Pair, at: Optional[set] = None) ->
     return tuple(merged)
 
 
-def count_pairs(chunk_counts: Mapping[Sequence[Token], int]) -> Counter:
+def count_pairs(chunk_counts: Mapping[Sequence[rules.Token], int]) -> Counter:
     """Count each adjacent pair of tokens, weighted by how often its chunk occurs.
 
     >>> count_pairs({("a", "a", "b"): 2, ("b", "a"): 1})
@@ -108,8 +88,8 @@ def count_pairs(chunk_counts: Mapping[Sequence[Token], int]) -> Counter:
     return pair_counts
 
 
-def best_pair(pair_counts: Mapping[Pair, int], ties: str = "smallest",
-              ids: Optional[Mapping[Token, int]] = None) -> Pair:
+def best_pair(pair_counts: Mapping[rules.Pair, int], ties: str = "smallest",
+              ids: Optional[Mapping[rules.Token, int]] = None) -> rules.Pair:
     """The most frequent pair; ``ties`` decides between equally frequent ones, as each trainer does.
 
     ``"smallest"`` (the lab's) takes the smallest pair of tokens in code-point
@@ -124,7 +104,7 @@ def best_pair(pair_counts: Mapping[Pair, int], ties: str = "smallest",
     >>> best_pair(counts), best_pair(counts, "greatest"), best_pair(counts, ties="first-seen")
     (('a', 'b'), ('b', 'c'), ('b', 'c'))
     """
-    check_choice(ties, TIE_RULES, "ties")
+    checks.check_choice(ties, TIE_RULES, "ties")
     if ties == "first-seen":
         return max(pair_counts, key=pair_counts.__getitem__)  # max keeps the first of equals
     if ties == "greatest":
@@ -134,9 +114,10 @@ def best_pair(pair_counts: Mapping[Pair, int], ties: str = "smallest",
     return min(pair_counts, key=lambda pair: (-pair_counts[pair], ids[pair[0]], ids[pair[1]]))
 
 
-def reference_train(chunk_counts: Mapping[Sequence[Token], int], max_merges: int, *, ties: str = "smallest",
-                    min_count: int = 2,
-                    progress: Optional[Callable[[int, int], None]] = None) -> list[tuple[Pair, int]]:
+def reference_train(chunk_counts: Mapping[Sequence[rules.Token], int], max_merges: int, *,
+                    ties: str = "smallest", min_count: int = 2,
+                    progress: Optional[Callable[[int, int], None]] = None
+                    ) -> list[tuple[rules.Pair, int]]:
     """Learn up to ``max_merges`` merges the simple way: recount every pair after each merge.
 
     Returns ``(pair, count)`` for each merge, in the order learned. Training
@@ -161,8 +142,8 @@ def reference_train(chunk_counts: Mapping[Sequence[Token], int], max_merges: int
         rustbpe [' b', 'aa', ' bz']
     """
     current = {tuple(tokens): count for tokens, count in chunk_counts.items()}
-    base = sorted(set(chain.from_iterable(current)), key=lambda token: id_order(token, ties))
-    ids = {token: number for number, token in enumerate(base)}  # merges are numbered as they are learned
+    base = sorted(set(chain.from_iterable(current)), key=lambda token: rules.id_order(token, ties))
+    ids = {token: number for number, token in enumerate(base)}  # then each merge, as learned
     learned = []
     while len(learned) < max_merges:
         pair_counts = count_pairs(current)
@@ -174,14 +155,14 @@ def reference_train(chunk_counts: Mapping[Sequence[Token], int], max_merges: int
         learned.append((pair, pair_counts[pair]))
         ids.setdefault(pair[0] + pair[1], len(ids))
         current = {merge_pair(tokens, pair): count for tokens, count in current.items()}
-        report_progress(progress, len(learned), max_merges)
-    report_progress(progress, len(learned), max_merges, finished=True)
+        rules.report_progress(progress, len(learned), max_merges)
+    rules.report_progress(progress, len(learned), max_merges, finished=True)
     return learned
 
 
-def reference_encode(tokens: Sequence[Token], merge_rank: Mapping[Pair, int], *, dropout: float = 0.0,
-                     rng: Optional[random.Random] = None,
-                     on_merge: Optional[Callable[[int, Pair, tuple], None]] = None) -> tuple:
+def reference_encode(tokens: Sequence[rules.Token], merge_rank: Mapping[rules.Pair, int], *,
+                     dropout: float = 0.0, rng: Optional[random.Random] = None,
+                     on_merge: Optional[Callable[[int, rules.Pair, tuple], None]] = None) -> tuple:
     """Split one chunk by replaying merges, the simple way.
 
     ``tokens`` starts as the chunk's characters. Repeatedly find the adjacent
@@ -199,11 +180,12 @@ def reference_encode(tokens: Sequence[Token], merge_rank: Mapping[Pair, int], *,
     pair, left to right, and leaves out those whose draw is not above p.
     """
     if dropout and not isinstance(rng, random.Random):
-        raise TypeError(f"dropout needs rng, a random.Random to draw from, not {type(rng).__name__}")
+        raise TypeError(f"dropout needs rng, a random.Random, not {type(rng).__name__}")
     tokens = tuple(tokens)
     while len(tokens) > 1:
         kept = [at for at in range(len(tokens) - 1) if not dropout or rng.random() > dropout]
-        ranked = [(merge_rank[pair], pair) for pair in (tokens[at:at + 2] for at in kept) if pair in merge_rank]
+        pairs = (tokens[at:at + 2] for at in kept)
+        ranked = [(merge_rank[pair], pair) for pair in pairs if pair in merge_rank]
         if not ranked:
             break
         rank, pair = min(ranked)
@@ -213,9 +195,10 @@ def reference_encode(tokens: Sequence[Token], merge_rank: Mapping[Pair, int], *,
     return tokens
 
 
-def reference_superbpe(words: Mapping[Sequence[Token], int], spans: Mapping[Sequence[Token], int], transition: int,
-                       max_merges: int, *, ties: str = "smallest") -> list[tuple[Pair, int]]:
-    """SuperBPE (Liu et al., 2025): ``transition`` merges learned within ``words``, the rest across them.
+def reference_superbpe(words: Mapping[Sequence[rules.Token], int],
+                       spans: Mapping[Sequence[rules.Token], int], transition: int,
+                       max_merges: int, *, ties: str = "smallest") -> list[tuple[rules.Pair, int]]:
+    """SuperBPE (Liu et al., 2025): ``transition`` merges learned within ``words``, the rest across.
 
     ``words`` and ``spans`` count the chunks of one text cut two ways: by the
     usual pattern, and by one whose chunks hold several words. Stage 2 starts
@@ -246,7 +229,7 @@ def reference_superbpe(words: Mapping[Sequence[Token], int], spans: Mapping[Sequ
 
 
 def chunks(text: str, pattern: str = "lab") -> list[str]:
-    """Cut ``text`` into the chunks that merges may not cross, with a named pattern (see ``PATTERNS``).
+    """Cut ``text`` into the chunks that merges may not cross, with a named pattern (``PATTERNS``).
 
     >>> chunks("at the park, mia")
     ['at', ' the', ' park', ',', ' mia']
@@ -257,7 +240,7 @@ def chunks(text: str, pattern: str = "lab") -> list[str]:
     the text back; we check that, because a pattern that silently dropped
     characters would make decoding lose text.
     """
-    found = compiled(pattern).findall(text)
+    found = patterns.compiled(pattern).findall(text)
     if "".join(found) != text:
         raise AssertionError("chunks do not concatenate back to the text")
     return found
@@ -266,6 +249,18 @@ def chunks(text: str, pattern: str = "lab") -> list[str]:
 # --------------------------------------------------------------------------
 # 3. The Tokenizer
 # --------------------------------------------------------------------------
+
+
+# --------------------------------------------------------------------------
+# 3. The Tokenizer
+# --------------------------------------------------------------------------
+#
+# A ``Tokenizer`` holds one model and asks it the same few things whatever
+# its kind: cut a text around its special tokens, encode a stretch between
+# them, decode IDs, say what it is. The lab's own kind rebuilds its IDs from
+# the base tokens and the merges (``bpelab.merges.lab_model``, which lists
+# what every model answers); an imported one (a Hugging Face file's) gives
+# them, and ``bpelab.imported.models`` builds either.
 
 
 class Tokenizer:
@@ -286,86 +281,46 @@ class Tokenizer:
     Attributes:
         byte_level: True when the base tokens are the 256 byte values of UTF-8.
         pattern: the name of the chunk pattern (one of ``PATTERNS``).
-        alphabet: the base tokens: the sorted characters, or the 256 bytes' display characters in ID order.
+        alphabet: the base tokens: the sorted characters, or the 256 bytes' display characters in
+            ID order.
         merges: (left, right) pairs in the order learned.
-        vocab: every token by ID; byte-level tokens in GPT-2's display form (``"Ġthe"`` is the bytes of
-            ``" the"``), special tokens as their text, None for an ID no token has (a gap before a special token).
+        vocab: every token by ID; byte-level tokens in GPT-2's display form (``"Ġthe"`` is the
+            bytes of ``" the"``), special tokens as their text, None for an ID no token has.
         ids: each ordinary (not special) token -> its ID.
         special_tokens: each special token's text -> its ID.
         merge_rank: each merged pair -> its rank (0 for the first merge).
-        history: after training, each merge as ``{"pair": [left, right], "token": left + right, "count": n}``;
-            empty after loading.
+        history: after training, each merge as ``{"pair": [left, right], "token": left + right,
+            "count": n}``; empty after loading.
         ties: the tie rule training used (see ``best_pair``); None when built or loaded.
-        add_prefix_space: whether a space is put before text that does not start with one (byte level only).
-        pipeline: an imported model's added tokens, normalizer and the rest (``bpelab.imported.pipeline``), or None.
+        add_prefix_space: whether a space goes before text that does not start with one.
+        pipeline: an imported model's added tokens, normalizer and the rest
+            (``bpelab.imported.pipeline``), or None.
 
     ``len(tok)`` (also ``tok.n_vocab``) is the number of IDs.
     """
 
-    def __init__(self, alphabet: Optional[Sequence[str]], merges: Sequence[tuple[str, str]], *, byte_level: bool = False,
-                 pattern: Optional[str] = None, special_tokens: Union[Sequence[str], Mapping[str, int]] = (),
-                 add_prefix_space: bool = False, vocab: Optional[Sequence[Optional[str]]] = None, pipeline=None):
+    def __init__(self, alphabet: Optional[Sequence[str]], merges: Sequence[tuple[str, str]], *,
+                 byte_level: bool = False, pattern: Optional[str] = None,
+                 special_tokens: Union[Sequence[str], Mapping[str, int]] = (),
+                 add_prefix_space: bool = False, vocab: Optional[Sequence[Optional[str]]] = None,
+                 pipeline=None):
         """Build a tokenizer from its base tokens and merge list, checking both.
 
-        ``alphabet``: the sorted characters, or at the byte level None (the 256 bytes in byte order) or their 256
-        display characters in ID order. ``special_tokens``: a list (IDs follow the merges, in order) or a dict of text
-        -> ID (IDs at or above the first free one; gaps allowed). An imported model gives its IDs instead, ``vocab``
-        (every token by ID, None in a gap), and a ``pipeline``: see ``bpelab.imported.vocabulary``.
+        ``alphabet``: the sorted characters, or at the byte level None (the 256 bytes in byte order)
+        or their 256 display characters in ID order. ``special_tokens``: a list (IDs follow the
+        merges, in order) or a dict of text -> ID (IDs at or above the first free one). An imported
+        model gives its IDs instead, ``vocab`` (every token by ID, None in a gap), and a
+        ``pipeline``: see ``bpelab.imported.models``.
         """
-        check_flag(byte_level, "byte_level")
-        check_prefix_space(add_prefix_space, byte_level)
-        self.history, self.ties = [], None
-        if vocab is not None or pipeline is not None:  # the IDs are given, not rebuilt
-            self._given = (vocabulary.GivenVocabulary if byte_level else sentencepiece.CharacterVocabulary)(
-                vocab, merges, pipeline, byte_level, alphabet, pattern, special_tokens, add_prefix_space)
-            self.__dict__.update(self._given.attributes())
-            return self._prepare()
-        pattern = DEFAULT_PATTERN[byte_level] if pattern is None else pattern
-        check_pattern(pattern)
-        if byte_level:
-            base = check_byte_alphabet(alphabet)
-        else:
-            check_alphabet(alphabet)
-            base = [UNK, *alphabet]
-        ordinary = base + check_merges(merges, base)
-        self.special_tokens = special_token_ids(special_tokens, ordinary, byte_level)
-        self.byte_level = byte_level
-        self.pattern = pattern
-        self.alphabet = base if byte_level else base[1:]
-        self.merges = [(left, right) for left, right in merges]
-        self.vocab = ordinary + [None] * (max(self.special_tokens.values(), default=-1) + 1 - len(ordinary))
-        for text, token_id in self.special_tokens.items():
-            self.vocab[token_id] = text
-        self.ids = {token: token_id for token_id, token in enumerate(ordinary)}
-        self.add_prefix_space, self.pipeline = add_prefix_space, None
-        self._prepare()
-
-    def _prepare(self):
-        """Derive the tables that encoding and decoding use from the attributes above.
-
-        ``_merged_id`` maps a pair of IDs to the ID of its merge (the fast engine works on IDs), ``_decoded``
-        holds what each ID decodes to (bytes at the byte level), and ``_cache`` each chunk's IDs once encoded.
-        """
-        if self.pipeline is not None:  # (its start IDs and blocks too, in place of the methods below)
-            self._decoded, self._cut, self._specials, self._cache, self._start_ids, self._blocks = self._given.tables()
-            return
-        ids = self.ids
-        self._merged_id = {(ids[left], ids[right]): ids[left + right] for left, right in self.merges}
-        if self.byte_level:
-            self._byte_ids = bytes(ids[char] for char in BYTE_TO_CHAR)  # a bytes.translate table: byte -> ID
-            decoded = [SINGLE_BYTES[CHAR_TO_BYTE[char]] for char in self.alphabet]
-        else:
-            self._character_id = {char: token_id for token_id, char in enumerate(self.alphabet, 1)}
-            decoded = [REPLACEMENT_CHARACTER, *self.alphabet]
-        for left, right in self.merges:  # a merged token's text is its parts' text
-            decoded.append(decoded[ids[left]] + decoded[ids[right]])
-        decoded += [None] * (len(self.vocab) - len(decoded))
-        for text, token_id in self.special_tokens.items():
-            decoded[token_id] = text.encode("utf-8") if self.byte_level else text
-        self._decoded = decoded
-        self._cut = chunker(self.pattern)
-        self._cache = ChunkCache(self._encode_new_chunk)
-        self._specials = SpecialTokenMatcher(self.special_tokens)
+        checks.check_flag(byte_level, "byte_level")
+        model = models.make_model(alphabet, merges, byte_level, pattern, special_tokens,
+                                  add_prefix_space, vocab, pipeline)  # the lab's kind, or imported
+        self._model, self.history, self.ties = model, [], None
+        self.byte_level, self.pattern = model.byte_level, model.pattern
+        self.alphabet, self.merges = model.alphabet, model.merges
+        self.vocab, self.ids = model.vocab, model.ids
+        self.special_tokens, self.add_prefix_space = model.special_tokens, model.add_prefix_space
+        self.pipeline = model.pipeline
 
     @functools.cached_property
     def merge_rank(self):
@@ -373,8 +328,9 @@ class Tokenizer:
         return {pair: rank for rank, pair in enumerate(self.merges)}
 
     def __repr__(self):
-        return (f"Tokenizer(byte_level={self.byte_level!r}, pattern={self.pattern!r}, n_vocab={len(self)}, "
-                f"merges={len(self.merges)}, special_tokens={len(self.special_tokens)})")
+        return (f"Tokenizer(byte_level={self.byte_level!r}, pattern={self.pattern!r}, "
+                f"n_vocab={len(self)}, merges={len(self.merges)}, "
+                f"special_tokens={len(self.special_tokens)})")
 
     def __len__(self) -> int:
         return len(self.vocab)
@@ -384,105 +340,70 @@ class Tokenizer:
         """The number of IDs, special tokens and any gaps included (as tiktoken counts)."""
         return len(self.vocab)
 
+    def describe(self) -> dict:
+        """What kind of model this is, for ``bpe inspect`` and the drawing of tokens: ``{"base",
+        "unknown_id", "decodes_bytes", "ignore_merges", "one_merge_at_a_time", "added_ids",
+        "pipeline", "dropout", "skip_special_tokens"}`` (``bpelab.merges.lab_model`` says each)."""
+        return dict(self._model.description)
+
     # -- training ----------------------------------------------------------
 
     @classmethod
-    def train(cls, text: str, vocab_size: int, *, byte_level: bool = False, pattern: Optional[str] = None,
-              special_tokens: Sequence[str] = (), ties: str = "smallest", min_count: int = 2,
-              superbpe: Optional[int] = None, add_prefix_space: bool = False, workers: int = 1,
-              progress: Progress = None, on_merge: OnMerge = None) -> "Tokenizer":
+    def train(cls, text: str, vocab_size: int, **options) -> "Tokenizer":
         """Learn merges from ``text`` until the vocabulary has ``vocab_size`` entries.
 
-        Training stops earlier when no pair occurs ``min_count`` times (twice by default); ``history`` then
-        shows every merge learned with its count.
+        Training stops earlier when no pair occurs ``min_count`` times (twice by default);
+        ``history`` then shows every merge learned with its count. The options, all checked before
+        any work (``bpelab.merges.training.training_options``):
 
-        - ``byte_level=True`` starts from the 256 byte values instead of the characters seen: no text is unknown.
-        - ``pattern`` names the chunk pattern (``"lab"`` for characters, ``"gpt2"`` for bytes; see ``PATTERNS``).
-        - ``special_tokens`` get IDs after the merges (and count towards ``vocab_size``); their text in the
-          training data is left out.
-        - ``ties`` chooses between equally frequent pairs (see ``best_pair``; with ``min_count``, other
-          libraries' merges); ``workers`` processes count chunks.
-        - ``superbpe=t``: SuperBPE (see ``reference_superbpe``), stage 1 with ``pattern`` (``"o200k"`` unless given).
-        - ``add_prefix_space=True`` (byte level) puts a space before text that lacks one, as ``encode`` will.
-        - ``progress(merges_done, merge_target)`` is called about a hundred times; ``on_merge(rank, entry)``
-          with each ``history`` entry as soon as it is learned.
+        - ``byte_level=True`` starts from the 256 byte values instead of the characters seen.
+        - ``pattern`` names the chunk pattern (``"lab"`` for characters, ``"gpt2"`` for bytes;
+          see ``PATTERNS``).
+        - ``special_tokens`` get IDs after the merges (and count towards ``vocab_size``); their
+          text in the training data is left out.
+        - ``ties`` chooses between equally frequent pairs (see ``best_pair``; with ``min_count``,
+          other libraries' merges); ``workers`` processes count chunks.
+        - ``superbpe=t``: SuperBPE (see ``reference_superbpe``), stage 1 with ``pattern``.
+        - ``add_prefix_space=True`` (byte level) puts a space before text that lacks one.
+        - ``progress(merges_done, merge_target)`` is called about a hundred times,
+          ``count_progress(bytes_done, bytes_total)`` as chunks are counted, and
+          ``on_merge(rank, entry)`` with each ``history`` entry as soon as it is learned.
         """
-        check_text(text)
-        options = training_options(vocab_size, byte_level, pattern, special_tokens, ties, min_count, progress,
-                                   on_merge, superbpe, add_prefix_space, workers)
-        if byte_level:
-            text = replace_lone_surrogates(text)
-        else:
-            check_no_surrogate(text, "text", "; remove it, or train with byte_level=True, which reads it as U+FFFD")
-        counts, spans = counting.counted_text(text, options, workers), span_counts(options, text_blocks(text))
-        return cls._train_on_counts(counts, spans, vocab_size, byte_level, options, progress, on_merge)
+        checks.check_text(text)
+        options = training.training_options(vocab_size, **options)
+        return learning.trained(cls, *counting.counted_text(text, options), options)
 
     @classmethod
-    def train_from_files(cls, paths: Sequence[PathLike], vocab_size: int, *, byte_level: bool = False,
-                         pattern: Optional[str] = None, special_tokens: Sequence[str] = (), ties: str = "smallest",
-                         min_count: int = 2, superbpe: Optional[int] = None, add_prefix_space: bool = False,
-                         workers: int = 1, progress: Progress = None, on_merge: OnMerge = None,
-                         block_size: int = BLOCK_SIZE) -> "Tokenizer":
+    def train_from_files(cls, paths: Sequence[reading.PathLike], vocab_size: int, *,
+                         block_size: int = blocks.BLOCK_SIZE, **options) -> "Tokenizer":
         """Train on UTF-8 files as if they were one concatenated text, without holding it.
 
-        The files are read ``block_size`` bytes at a time and cut only where a cut cannot change the chunks, so
-        the result is exactly that of ``train`` on the concatenated text ("first seen" included); memory holds
-        the chunk counts, not the text (SuperBPE reads the files twice). The other options are ``train``'s.
+        Each is read ``block_size`` bytes at a time and cut only where a cut cannot change the
+        chunks, so the result is exactly ``train``'s on the text; workers read their own parts of
+        the files. A path may be an open binary stream or a pipe, read once, in this process.
         """
-        paths = check_paths(paths)
-        options = training_options(vocab_size, byte_level, pattern, special_tokens, ties, min_count, progress,
-                                   on_merge, superbpe, add_prefix_space, workers)
-        check_positive_int(block_size, "block_size")
-        counts = counting.counted_files(paths, options, workers, block_size)
-        spans = span_counts(options, read_blocks(paths, block_size))
-        return cls._train_on_counts(counts, spans, vocab_size, byte_level, options, progress, on_merge)
+        options = training.training_options(vocab_size, **options)
+        return learning.trained(cls, *counting.counted_files(paths, block_size, options), options)
 
     @classmethod
-    def train_from_counts(cls, chunk_counts: Mapping[str, int], vocab_size: int, *, byte_level: bool = False,
-                          pattern: Optional[str] = None, special_tokens: Sequence[str] = (), ties: str = "smallest",
-                          min_count: int = 2, superbpe: Optional[int] = None, add_prefix_space: bool = False,
-                          progress: Progress = None, on_merge: OnMerge = None,
-                          superbpe_counts: Optional[Mapping[str, int]] = None) -> "Tokenizer":
-        """Train on chunk counts made elsewhere (``count_chunks``, a process pool, ``bpelab.corpora.cluster_counting``).
+    def train_from_counts(cls, chunk_counts: Mapping[str, int], vocab_size: int, *,
+                          superbpe_counts: Optional[Mapping[str, int]] = None,
+                          **options) -> "Tokenizer":
+        """Train on chunk counts made elsewhere (``count_chunks``, on a cluster, ...)
 
-        ``chunk_counts`` maps each chunk string, exactly as ``chunks`` cuts it with the same pattern, to a
-        positive count; a special token's text may be a key of its own (it is not trained on). "First seen"
-        follows the order of the keys. Counting chunks is the only step whose cost grows with the corpus, so any
-        engine can do it and hand the result over (with ``add_prefix_space``, counted as ``count_chunks``
-        counts). SuperBPE also needs ``superbpe_counts``, the same text cut by ``"superbpe"``.
+        ``chunk_counts`` maps each chunk, exactly as ``chunks`` cuts it with the same pattern, to
+        a positive count; a special token's text may be a key of its own. "First seen" follows the
+        order of the keys. SuperBPE also needs ``superbpe_counts``, the text cut by ``"superbpe"``.
         """
-        options = training_options(vocab_size, byte_level, pattern, special_tokens, ties, min_count, progress,
-                                   on_merge, superbpe, add_prefix_space)
-        check_chunk_counts(chunk_counts, options.pattern, options.specials)
-        spans = check_span_counts(options, chunk_counts, superbpe_counts)
-        return cls._train_on_counts(chunk_counts, spans, vocab_size, byte_level, options, progress, on_merge)
-
-    @classmethod
-    def _train_on_counts(cls, chunk_counts, spans, vocab_size, byte_level, options, progress, on_merge):
-        """The step every trainer shares: chunk counts in, merges learned by the fast engine, tokenizer out."""
-        alphabet, sequences, merges_wanted = start_sequences(chunk_counts, vocab_size, byte_level, options.specials)
-        display_form = bytes_to_display if byte_level else str
-        history = []
-
-        def learned(rank, pair, count):
-            left, right = display_form(pair[0]), display_form(pair[1])
-            history.append({"pair": [left, right], "token": left + right, "count": count})
-            if on_merge is not None:
-                on_merge(rank, history[-1])
-
-        learn, pattern = trainer(spans, options, vocab_size, byte_level)  # SuperBPE's two stages, if spans
-        learn(sequences, merges_wanted, ties=options.ties, min_count=options.min_count, progress=progress,
-              on_merge=learned)
-        merges = [tuple(entry["pair"]) for entry in history]
-        tokenizer = cls(alphabet, merges, byte_level=byte_level, pattern=pattern, special_tokens=options.specials,
-                        add_prefix_space=options.add_prefix_space)
-        tokenizer.history, tokenizer.ties = history, options.ties
-        return tokenizer
+        options = training.training_options(vocab_size, **options)
+        counts = learning.checked_counts(options, chunk_counts, superbpe_counts)
+        return learning.trained(cls, *counts, options)
 
     # -- encoding ----------------------------------------------------------
 
-    def encode(self, text: str, *, allowed_special: SpecialChoice = None, disallowed_special: SpecialChoice = None,
-               dropout: float = 0.0, seed: Optional[int] = None) -> list[int]:
+    def encode(self, text: str, *, allowed_special: specials.SpecialChoice = None,
+               disallowed_special: specials.SpecialChoice = None, dropout: float = 0.0,
+               seed: Optional[int] = None) -> list[int]:
         """Turn ``text`` into a list of token IDs.
 
         >>> Tokenizer(["a", "b", "c"], [("a", "b")]).encode("abcabd")
@@ -490,71 +411,40 @@ class Tokenizer:
 
         (``d`` is not in the alphabet: at the character level it is ID 0.)
 
-        Special tokens follow tiktoken's rules: by default, a special token's text in the input is an error;
-        ``allowed_special`` (a set of them, or ``"all"``) encodes those as their IDs; ``disallowed_special=()`` lets
-        the rest through as ordinary text; with a ``pipeline`` (imported from Hugging Face), by default every added
-        token's text is its ID, as there. At the byte level, lone surrogates (which have no UTF-8 form) are encoded as
-        U+FFFD, as tiktoken does. ``dropout=p`` with a ``seed`` leaves merges out at random (BPE-dropout, see
-        ``reference_encode``).
+        Special tokens follow tiktoken's rules: by default, a special token's text in the input
+        is an error; ``allowed_special`` (a set of them, or ``"all"``) encodes those as their IDs;
+        ``disallowed_special=()`` lets the rest through as ordinary text; with a ``pipeline``
+        (imported from Hugging Face), by default every added token's text is its ID, as there. At
+        the byte level, lone surrogates (which have no UTF-8 form) are encoded as U+FFFD, as
+        tiktoken does. ``dropout=p`` with a ``seed`` leaves merges out at random (BPE-dropout,
+        see ``reference_encode``).
         """
-        check_text(text)
-        dropout = check_dropout(dropout, seed, self.pipeline is not None)  # a bpelab.merges.dropout.Dropout, or None
+        checks.check_text(text)
+        dropout = check_dropout(dropout, seed, not self._model.offers_dropout)  # a Dropout, or None
         if self.byte_level:
-            text = replace_lone_surrogates(text)
+            text = utf8.replace_lone_surrogates(text)
         ids = []
-        for segment, special_id in self._specials.segments(text, allowed_special, disallowed_special):
+        for segment, special_id in self._model.segments(text, allowed_special, disallowed_special):
             if special_id is None:
-                self._encode_ordinary(segment, ids, dropout)
+                self._model.encode_segment(segment, ids, dropout)
             else:
                 ids.append(special_id)
         return ids
 
-    def _encode_ordinary(self, text, ids, dropout=None):
-        """Append the IDs of ``text``, which holds no special token, to ``ids``.
-
-        Each chunk starts as its characters (or bytes) and goes through
-        ``encode_chunk``, which equals ``reference_encode``. Each distinct chunk
-        is encoded once and remembered, so text that repeats its words (all
-        text does) costs little more than chunking.
-        """
-        for block in self._blocks(text):
-            cache = self._cache
-            if dropout is None:
-                ids.extend(chain.from_iterable(map(cache.__getitem__, self._cut(block))))
-            else:  # never through the cache, which holds the chunks' IDs without dropout
-                ids.extend(dropout.encode(map(self._start_ids, self._cut(block)), self._merged_id))
-            self._cache = cache.renewed()
-
-    def _blocks(self, text):
-        """Text in blocks that end at safe cuts, with a prefix space in front if asked and needed."""
-        if self.add_prefix_space and text and not text.startswith(" "):
-            text = " " + text
-        return safe_blocks(text_blocks(text, blocks.BLOCK_SIZE), self.pattern)
-
-    def _encode_new_chunk(self, chunk):
-        """A chunk's IDs, as a tuple, through the fast encoder (the cache calls this for chunks it lacks)."""
-        return tuple(encode_chunk(self._start_ids(chunk), self._merged_id))
-
-    def _start_ids(self, chunk):
-        """The IDs of a chunk before any merge: its bytes, or its characters (unknown ones 0)."""
-        if self.byte_level:
-            return chunk.encode("utf-8").translate(self._byte_ids)
-        known = self._character_id
-        return [known.get(char, 0) for char in chunk]
-
-    def tokens(self, text: str, *, allowed_special: SpecialChoice = None,
-               disallowed_special: SpecialChoice = None) -> list[str]:
-        """Split ``text`` into token strings (``<unk>`` for unknown characters, GPT-2 display form for bytes).
+    def tokens(self, text: str, *, allowed_special: specials.SpecialChoice = None,
+               disallowed_special: specials.SpecialChoice = None) -> list[str]:
+        """Split ``text`` into token strings (``<unk>`` for unknown characters, GPT-2's for bytes).
 
         >>> Tokenizer(None, [("Ġ", "c")], byte_level=True).tokens(" café")
         ['Ġc', 'a', 'f', 'Ã', '©']
         """
-        ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        ids = self.encode(text, allowed_special=allowed_special,
+                          disallowed_special=disallowed_special)
         return [self.vocab[token_id] for token_id in ids]
 
-    def token_texts(self, text: str, *, allowed_special: SpecialChoice = None,
-                    disallowed_special: SpecialChoice = None) -> list[str]:
-        """Split ``text`` into the text each token stands for, to read rather than GPT-2's display form.
+    def token_texts(self, text: str, *, allowed_special: specials.SpecialChoice = None,
+                    disallowed_special: specials.SpecialChoice = None) -> list[str]:
+        """Split ``text`` into the text each token stands for, to read rather than GPT-2's form.
 
         >>> Tokenizer(None, [("Ġ", "c")], byte_level=True).token_texts(" café")
         [' c', 'a', 'f', '\\\\xc3', '\\\\xa9']
@@ -563,12 +453,14 @@ class Tokenizer:
         so a real backslash ``\\\\`` (as ``bpe show`` writes them); an unknown
         character is itself. See ``bpelab.text.readable``.
         """
-        ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
-        return readable.token_texts(self, replace_lone_surrogates(text) if self.byte_level else text, ids)
+        ids = self.encode(text, allowed_special=allowed_special,
+                          disallowed_special=disallowed_special)
+        text = utf8.replace_lone_surrogates(text) if self.byte_level else text
+        return readable.token_texts(self, text, ids)
 
-    def encode_with_offsets(self, text: str, *, allowed_special: SpecialChoice = None,
-                            disallowed_special: SpecialChoice = None) -> list[tuple[int, int, int]]:
-        """Encode ``text`` as ``(id, start, end)`` triples: each token's span of characters in ``text``.
+    def encode_with_offsets(self, text: str, *, allowed_special: specials.SpecialChoice = None,
+                            disallowed_special: specials.SpecialChoice = None) -> list[tuple]:
+        """Encode ``text`` as ``(id, start, end)`` triples: each token's span of characters.
 
         >>> Tokenizer(None, [], byte_level=True).encode_with_offsets("hé")
         [(104, 0, 1), (195, 1, 2), (169, 1, 2)]
@@ -576,23 +468,28 @@ class Tokenizer:
         At the byte level a token that holds only part of a character (here
         each byte of ``é``) gets the span of that whole character.
         """
-        ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
-        sizes = [len(self._decoded[token_id]) for token_id in ids]  # bytes, at the byte level or for a given vocab
-        spans = token_offsets(text, sizes, self.byte_level or self.pipeline is not None)
+        ids = self.encode(text, allowed_special=allowed_special,
+                          disallowed_special=disallowed_special)
+        sizes = [len(self._model.decoded[token_id]) for token_id in ids]  # (bytes, or characters)
+        spans = utf8.token_offsets(text, sizes, self._model.decodes_bytes)
         return [(token_id, start, end) for token_id, (start, end) in zip(ids, spans)]
 
     def chunks(self, text: str) -> list[str]:
-        """Cut ``text`` as ``encode`` does, with this tokenizer's pattern (special tokens are not looked for)."""
-        check_text(text)
-        text = replace_lone_surrogates(text) if self.byte_level else text
-        return [chunk for segment, _ in self._specials.segments(text, (), ()) if segment
-                for block in self._blocks(segment) for chunk in self._cut(block)]
+        """Cut ``text`` as ``encode`` does, (no special token sought)."""
+        checks.check_text(text)
+        text = utf8.replace_lone_surrogates(text) if self.byte_level else text
+        return [chunk for segment, _ in self._model.segments(text, (), ()) if segment
+                for chunk in self._model.chunks(segment)]
+
+    def chunk_ids(self, chunk: str) -> list[int]:
+        """The IDs of one chunk as ``chunks`` cuts it, its merges replayed as ``encode`` does."""
+        return list(self._model.cache[chunk])
 
     def start_tokens(self, chunk: str) -> list[str]:
-        """A chunk's tokens before any merge: its characters (unknown ones as ``<unk>``) or its bytes."""
+        """A chunk's tokens before any merge: its characters (unknown: ``<unk>``) or its bytes."""
         if self.byte_level:
-            chunk = replace_lone_surrogates(chunk)
-        return [self.vocab[token_id] for token_id in self._start_ids(chunk)]
+            chunk = utf8.replace_lone_surrogates(chunk)
+        return [self.vocab[token_id] for token_id in self._model.start_ids(chunk)]
 
     # -- decoding and looking up -------------------------------------------
 
@@ -608,27 +505,25 @@ class Tokenizer:
         ``skip_special_tokens`` leaves special tokens out; by default only a
         tokenizer with a ``pipeline`` does, as Hugging Face's ``decode`` does.
         """
-        skip = self.pipeline is not None if skip_special_tokens is None else skip_special_tokens
-        check_flag(skip, "skip_special_tokens")
-        if self.pipeline is not None and not self.byte_level:  # its decoder's steps (bpelab.imported.sentencepiece)
-            return self._given.decode(ids, skip)
-        values = decoded_values(ids, self._decoded, self._specials.special_ids if skip else ())
-        return b"".join(values).decode("utf-8", errors="replace") if self.byte_level else "".join(values)
+        skip = skip_special_tokens
+        skip = self._model.skips_special_tokens if skip is None else skip
+        checks.check_flag(skip, "skip_special_tokens")
+        return self._model.decode(ids, skip)
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The exact bytes that token IDs stand for (special tokens as their UTF-8 text)."""
-        values = decoded_values(ids, self._decoded)  # (an imported model's IDs decode to bytes, at either level)
-        return b"".join(values) if self.byte_level or self.pipeline is not None else "".join(values).encode("utf-8")
+        values = checks.decoded_values(ids, self._model.decoded)
+        return b"".join(values) if self._model.decodes_bytes else "".join(values).encode("utf-8")
 
     def token_to_id(self, token: str) -> int:
         """The ID of an ordinary token (``tok.special_tokens`` holds the special ones' IDs)."""
         try:
             return self.ids[token]
         except (KeyError, TypeError):
-            raise KeyError(f"{shown(token)} is not an ordinary token of this tokenizer") from None
+            raise KeyError(f"{messages.shown(token)} is not an ordinary token here") from None
 
     def id_to_token(self, token_id: int) -> str:
-        """The token with this ID (a display string at the byte level, or a special token's text)."""
+        """The token with this ID (at the byte level a display string; a special token's text)."""
         return self.vocab[self._one_id(token_id)]
 
     def token_bytes(self, token_id: int) -> bytes:
@@ -637,41 +532,42 @@ class Tokenizer:
 
     def _one_id(self, token_id):
         """Check a single ID as ``decode`` checks each of a list."""
-        decoded_values([token_id], self._decoded)
+        checks.decoded_values([token_id], self._model.decoded)
         return operator.index(token_id)
 
     def __getstate__(self):
-        """What a copy in another process needs: its file, its training record and its cached chunks."""
-        return {"body": self.to_json(), "history": self.history, "ties": self.ties, "cache": dict(self._cache)}
+        """What a copy in another process needs: its file, training record and cached chunks."""
+        return {"body": self.to_json(), "history": self.history, "ties": self.ties,
+                "cache": dict(self._model.cache)}
 
     def __setstate__(self, state):
-        self.__dict__.update(Tokenizer.from_json(state["body"]).__dict__)
+        Tokenizer.__init__(self, **lab.tokenizer_arguments(state["body"]))
         self.history, self.ties = state["history"], state["ties"]
-        self._cache.update(state["cache"])
+        self._model.cache.update(state["cache"])
 
     # -- files: bpelab.formats.lab, bpelab.reading and bpelab.writing ------
 
     def to_json(self) -> dict:
-        """The tokenizer as a JSON-ready dict: format 1 for the lab's kind of tokenizer, else format 2."""
-        return file_body(self)
+        """The tokenizer as a JSON-ready dict: format 1 for the lab's kind, else format 2 or 3."""
+        return lab.file_body(self)
 
     @classmethod
     def from_json(cls, data: dict) -> "Tokenizer":
         """Build a tokenizer from a dict made by ``to_json``, refusing anything malformed."""
-        return cls(**tokenizer_arguments(data))
+        return cls(**lab.tokenizer_arguments(data))
 
-    def save(self, path: PathLike) -> None:
-        """Write the tokenizer to ``path`` as JSON (``json.dumps(body, indent=1)`` and a newline), atomically."""
-        write_text_atomic(path, file_text(self))
+    def save(self, path: reading.PathLike) -> None:
+        """Write the tokenizer to ``path`` as JSON (``json.dumps(body, indent=1)``), atomically."""
+        writing.write_text_atomic(path, lab.file_text(self))
 
     @classmethod
-    def load(cls, path: PathLike) -> "Tokenizer":
-        """Read a tokenizer file; a malformed one is a ``ValueError`` naming the file (one not opened, ``OSError``)."""
-        data = read_json(path)
+    def load(cls, path: reading.PathLike) -> "Tokenizer":
+        """Read a tokenizer file; a malformed one is a ``ValueError`` naming the file."""
+        data = reading.read_json(path)
         try:
             return cls.from_json(data)
         except ValueError as error:
-            raise ValueError(f"{named(path)}: {error}") from None
+            raise ValueError(f"{messages.named(path)}: {error}") from None
 
     # -- the rest, each written in the package module of its concern ------
 
@@ -683,18 +579,54 @@ class Tokenizer:
     load_huggingface = classmethod(huggingface.load_huggingface)  # Hugging Face's tokenizer.json
     to_huggingface = huggingface.to_huggingface
     save_huggingface = huggingface.save_huggingface
-    apply_template = huggingface.apply_template  # a model's template tokens (a beginning-of-text token, say)
-    load_named = classmethod(official.load_named)  # OpenAI's vocabularies by name, from files already here
+    apply_template = huggingface.apply_template  # a model's template tokens (a text's first, say)
+    load_named = classmethod(official.load_named)  # OpenAI's vocabularies by name, from files here
     load_vocab_merges = classmethod(gpt2.load_vocab_merges)  # GPT-2's vocab.json + merges.txt
     save_vocab_merges = gpt2.save_vocab_merges
-    from_bytes = classmethod(in_memory.from_bytes)  # course material's dict[int, bytes] and byte-pair merges
+    from_bytes = classmethod(in_memory.from_bytes)  # course material's dict[int, bytes] and merges
     to_bytes = in_memory.to_bytes
-    encode_iterable = streaming.encode_iterable  # IDs of a long stream of text (an open file), lazily
+    encode_iterable = streaming.encode_iterable  # IDs of a long stream of text, lazily
+
+
+# --------------------------------------------------------------------------
+# The machinery ``bpe`` also exports, as before the package had its wings:
+# each name is imported from its module on first use (``bpe.BLOCK_SIZE`` is a
+# copy: a tunable is set in its own module, ``bpelab.text.blocks.BLOCK_SIZE``).
+# --------------------------------------------------------------------------
+
+FORWARDED = {
+    "bpelab.byte_level": ("BYTE_TO_CHAR", "CHAR_TO_BYTE", "bytes_to_display", "display_to_bytes",
+                          "replace_lone_surrogates"),
+    "bpelab.checks": ("UNK", "REPLACEMENT_CHARACTER"),
+    "bpelab.commands.compare": ("compare",),
+    "bpelab.corpora.token_files": ("token_file_dtype",),
+    "bpelab.formats.lab": ("FORMAT_VERSION", "READABLE_FORMATS"),
+    "bpelab.merges.engine": ("train_merges", "encode_chunk", "CACHE_LIMIT"),
+    "bpelab.merges.training": ("count_chunks",),
+    "bpelab.reading": ("MAX_FILE_BYTES", "read_file_bytes", "read_json"),
+    "bpelab.text.blocks": ("BLOCK_SIZE", "safe_blocks", "text_blocks", "stream_blocks",
+                           "read_blocks"),
+    "bpelab.text.patterns": ("PATTERNS", "pattern_source", "last_safe_cut", "chunker"),
+    "bpelab.text.specials": ("SpecialTokenInText",),
+    "bpelab.writing": ("check_output_path", "atomic_writer", "write_text_atomic"),
+}
+"""Each module of the package -> the names ``bpe`` exports from it without using them itself."""
+
+__all__ += [name for names in FORWARDED.values() for name in names]
+
+
+def __getattr__(name):
+    """A name of ``FORWARDED``, imported from its module the first time it is asked for."""
+    module = next((module for module, names in FORWARDED.items() if name in names), None)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(importlib.import_module(module), name)
+    return value
 
 
 if __name__ == "__main__":  # ``python3 bpe.py COMMAND`` is the command line, bpelab/commands/cli.py
     import runpy
     import sys
 
-    sys.modules.setdefault("bpe", sys.modules[__name__])  # its ``import bpe`` finds this module, not a second copy
+    sys.modules.setdefault("bpe", sys.modules[__name__])  # ``import bpe`` finds this module there
     runpy.run_module("bpelab.commands.cli", run_name="__main__", alter_sys=True)

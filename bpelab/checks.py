@@ -117,6 +117,14 @@ def check_paths(paths, argument="paths"):
     return [check_path(path, f"each of {argument}") for path in paths]
 
 
+def check_sources(sources, argument="paths"):
+    """A list of inputs, each a file path (checked as ``check_path`` checks one) or an open binary stream."""
+    if isinstance(sources, (str, bytes, os.PathLike)) or not isinstance(sources, (list, tuple)):
+        raise TypeError(f"{argument} must be a list of file paths, not {type(sources).__name__}")
+    return [source if callable(getattr(source, "read", None)) else check_path(source, f"each of {argument}")
+            for source in sources]
+
+
 def check_inputs(paths, argument="paths"):
     """Check input files up front: each a path to something that exists and is not a folder."""
     paths = check_paths(paths, argument)

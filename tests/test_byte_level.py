@@ -6,6 +6,7 @@ import unittest
 from collections import Counter
 
 import bpe
+from bpelab.byte_level import SINGLE_BYTES
 from bpe import UNK, Tokenizer, chunks, reference_encode, reference_train
 from tests.lab_samples import BYTES, CORPUS, LAB, NEWER_THAN_PINNED, PLAIN_BYTES, SCRIPTS, random_corpus, random_unicode
 
@@ -91,7 +92,7 @@ class ByteLevelTests(unittest.TestCase):
             text = random_corpus(rng, 80) + rng.choice(list(SCRIPTS.values()))
             ties, min_count = bpe.TIE_RULES[trial % len(bpe.TIE_RULES)], 1 + trial % 2
             fast = Tokenizer.train(text, 256 + 40, byte_level=True, ties=ties, min_count=min_count)
-            sequences = Counter(tuple(bpe.SINGLE_BYTES[b] for b in chunk.encode()) for chunk in chunks(text, "gpt2"))
+            sequences = Counter(tuple(SINGLE_BYTES[b] for b in chunk.encode()) for chunk in chunks(text, "gpt2"))
             expected = [
                 ((bpe.bytes_to_display(left), bpe.bytes_to_display(right)), count)
                 for (left, right), count in reference_train(sequences, 40, ties=ties, min_count=min_count)

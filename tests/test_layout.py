@@ -34,7 +34,10 @@ TODAYS_NAMES = [
 PROGRAMS = {"bpelab.commands.cli"}
 """The package's modules that may import ``bpe`` (its public API only): the programs built on top of it."""
 
-LESSON_LINES = 700
+LESSON_LINES = 650
+LESSON_WIDTH = 100
+LESSON_NAMES = 25
+"""The lesson reads in a sitting: at most 650 lines of at most 100 characters, at most 25 names from the package."""
 MODULE_LINES = 650
 GENERATED = {"bpelab.text.unicode_ranges"}
 """Generated tables, exempt from the length rule."""
@@ -246,8 +249,55 @@ class LayoutTests(unittest.TestCase):
                 self.assertRegex(docstring, r"\bbpe(\.py|\.\w+|``)", f"{module}'s docstring does not say how it "
                                  "relates to the lesson (which part of bpe.py it equals, serves or extends)")
 
+    def test_the_lesson_is_short_narrow_and_imports_few_names(self):
+        with open(SOURCES["bpe"], encoding="utf-8") as stream:
+            lines = stream.read().splitlines()
+        wide = [number for number, line in enumerate(lines, 1) if len(line) > LESSON_WIDTH]
+        self.assertEqual(wide, [], f"bpe.py lines over {LESSON_WIDTH} characters")
+        names = [alias.asname or alias.name for node in TREES["bpe"].body if isinstance(node, ast.ImportFrom)
+                 and (node.module or "").startswith("bpelab") for alias in node.names]
+        self.assertLessEqual(len(names), LESSON_NAMES, f"bpe.py takes {len(names)} names from bpelab: {names}")
+        self.assertFalse([node for node in TREES["bpe"].body if isinstance(node, ast.Import)
+                          and any(alias.name.startswith("bpelab") for alias in node.names)])
+
+    def test_the_lesson_re_exports_lazily_from_one_table(self):
+        defined = {node.name for node in TREES["bpe"].body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+        defined |= {alias.asname or alias.name for node in TREES["bpe"].body
+                    if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+        forwarded = {name for names in bpe.FORWARDED.values() for name in names}
+        self.assertEqual(sorted(set(bpe.__all__) - defined), sorted(forwarded))
+        script = ("import sys, bpe; print(sorted(m for m in sys.modules if m.startswith('bpelab.commands'))); "
+                  "bpe.compare; print('bpelab.commands.compare' in sys.modules)")
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60)
+        self.assertEqual(result.stdout, "[]\nTrue\n", result.stderr)  # the commands load only when asked for
+
+    def test_the_definitions_need_nothing_from_the_fast_engine(self):
+        engine_names = {alias.asname or alias.name for node in TREES["bpe"].body if isinstance(node, ast.ImportFrom)
+                        and node.module == "bpelab.merges" for alias in node.names} & {"engine"}
+        self.assertEqual(engine_names, set())
+        for node in TREES["bpe"].body:
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bpelab.merges.engine"):
+                self.fail(f"bpe.py:{node.lineno} imports from the fast engine")
+
+    def test_no_branch_asks_whether_a_tokenizer_has_a_pipeline(self):
+        for module in ("bpe", "bpelab.commands.drawing", "bpelab.text.readable"):
+            for node in ast.walk(TREES[module]):
+                if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops) \
+                        and "pipeline" in ast.unparse(node):
+                    self.fail(f"{module}:{node.lineno}: {ast.unparse(node)}: ask the model (Tokenizer.describe)")
+
+    def test_the_tokenizer_is_built_in_one_body(self):
+        tokenizer = next(node for node in TREES["bpe"].body if isinstance(node, ast.ClassDef) and node.name == "Tokenizer")
+        init = next(node for node in tokenizer.body if isinstance(node, ast.FunctionDef) and node.name == "__init__")
+        self.assertFalse([node for node in ast.walk(init) if isinstance(node, (ast.Return, ast.If))],
+                         "Tokenizer.__init__ has one body: the model comes from bpelab.imported.models.make_model")
+        updates = [node for node in ast.walk(TREES["bpe"]) if isinstance(node, ast.Attribute) and node.attr == "update"
+                   and ast.unparse(node.value) == "self.__dict__"]
+        self.assertEqual(updates, [], "no attributes copied in with self.__dict__.update")
+
     def test_the_lesson_meets_the_definitions_before_the_tokenizer(self):
-        order = [node.name for node in TREES["bpe"].body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+        order = [node.name for node in TREES["bpe"].body if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+                 and not node.name.startswith("__")]  # (a module's __getattr__ is no part of the lesson)
         self.assertEqual(order, ["merge_pair", "count_pairs", "best_pair", "reference_train", "reference_encode",
                                  "reference_superbpe", "chunks", "Tokenizer"])
 

@@ -12,28 +12,20 @@ Merges are numbered as the lessons number them: merge 1 is the first.
 
 import argparse
 import contextlib
-import itertools
 import json
 import os
 import sys
 from concurrent.futures import BrokenExecutor
 
-from bpe import (UNK, SpecialTokenInText, Tokenizer, count_chunks, encode_chunk, read_file_bytes,
-                 reference_encode, write_text_atomic)
+from bpe import UNK, SpecialTokenInText, Tokenizer, encode_chunk, read_file_bytes, reference_encode, write_text_atomic
 from bpelab.commands import compare as comparison, widget as widget_page
 from bpelab.commands.arguments import build_parser
-from bpelab.commands.drawing import (base_kind, chunk_ids, emitted_whole, first_merge_of, format_table, made_from,
+from bpelab.commands.drawing import (base_kind, emitted_whole, first_merge_of, format_table, made_from,
                                      merges_one_at_a_time, pipeline_lines, render_colour, render_plain, unknown_id)
-from bpelab.commands.terminal import (BROKEN_PIPE_STATUS, CommandError, OUT, PROGRAM, UsageError, argument_text,
-                                      bytes_progress, check_output, describe, input_blocks, is_standard_input,
-                                      on_terminal, parse_ids, read_stdin, read_text, reading_progress, terminal_line)
-from bpelab.corpora.counting import count_in_workers
+from bpelab.commands.terminal import BROKEN_PIPE_STATUS, CommandError, OUT, PROGRAM, UsageError, argument_text, bytes_progress, check_output, describe, is_standard_input, on_terminal, parse_ids, read_stdin, read_text, stdin_stream, terminal_line
 from bpelab.formats import official
 from bpelab.merges.ranked import reference_encode_leftmost
-from bpelab.merges.superbpe import SUPERBPE
-from bpelab.merges.training import STAGE_ONE_PATTERN, SUPERBPE_TIES
 from bpelab.messages import named, shown
-from bpelab.text.patterns import DEFAULT_PATTERN
 from bpelab.text.readable import id_text, token_spans, token_text, visible
 
 
@@ -112,54 +104,43 @@ def training_summary(tokenizer, args, counts):
 
 
 def command_train(args):
-    """Count chunks in files or standard input, learn merges, save the tokenizer, and print a summary line."""
+    """Train on files or standard input with one call into the API, save the tokenizer, print a summary line.
+
+    The API checks every option (``Tokenizer.train_from_files``) and its
+    workers read their own parts of the files; standard input is read here.
+    """
     if "-" in args.files and len(args.files) > 1:
         raise UsageError("'-' (standard input) cannot be combined with files")
     check_output(args.output, args.files)
-    pattern = args.pattern or (STAGE_ONE_PATTERN if args.superbpe is not None else DEFAULT_PATTERN[args.bytes])
-    for clash, advice in [(args.superbpe is not None and args.add_prefix_space, "--superbpe trains without a prefix "
-                           "space: leave out --add-prefix-space"),
-                          (args.superbpe is not None and args.ties not in SUPERBPE_TIES,
-                           f"--superbpe trains with --ties {', '.join(SUPERBPE_TIES)}, not {args.ties}"),
-                          (args.add_prefix_space and args.workers > 1, "--add-prefix-space counts in one process: "
-                           "leave out --workers")]:
-        if clash:
-            raise UsageError(advice)
-    Tokenizer(None if args.bytes else [], [], byte_level=args.bytes, special_tokens=args.special,
-              add_prefix_space=args.add_prefix_space)  # checks them as training will
-    blocks, total = input_blocks(args.files)
-    again = None
-    if args.superbpe is not None and args.files == ["-"]:  # SuperBPE counts the text twice: standard input is held
-        blocks, again = itertools.tee(blocks)
-    counts = count_input(blocks, total, pattern, args.special, "counting chunks:", args.add_prefix_space, args.workers)
-    options = {"byte_level": args.bytes, "special_tokens": args.special, "pattern": pattern, "ties": args.ties,
-               "min_count": args.min_count, "add_prefix_space": args.add_prefix_space}
-    if args.superbpe is not None:  # (files are read again)
-        spans = count_input(again or input_blocks(args.files)[0], total, SUPERBPE, args.special,
-                            "counting SuperBPE's stage-2 chunks:")
-        options.update(superbpe=args.superbpe, superbpe_counts=spans)
-    if args.verbose:  # the rows, printed as each merge is learned, show the progress
-        OUT.write(MERGE_TABLE_HEADER)
-        tokenizer = Tokenizer.train_from_counts(counts, args.vocab_size, on_merge=merge_row, **options)
-    else:
-        with terminal_line() as line:
-            def progress(done, target):
-                rate = done / line.elapsed() if line.elapsed() > 0 else 0.0
-                line.show(f"{done:,}/{target:,} merges  {line.elapsed():.1f} s  {rate:,.0f} merges/s")
-
-            tokenizer = Tokenizer.train_from_counts(counts, args.vocab_size, progress=progress, **options)
-    tokenizer.save(args.output)
-    OUT.write(training_summary(tokenizer, args, counts if args.superbpe is None else spans))
-
-
-def count_input(blocks, total, pattern, special_tokens, what, add_prefix_space=False, workers=1):
-    """The chunk counts of the input's blocks (``total`` bytes, if known), with a progress line where someone sees it."""
+    inputs = [stdin_stream() if path == "-" else path for path in args.files]
+    counted = []  # the chunk counts the tokenizer encodes by, for the summary
+    options = {"byte_level": args.bytes, "pattern": args.pattern, "special_tokens": args.special,
+               "ties": args.ties, "min_count": args.min_count, "superbpe": args.superbpe,
+               "add_prefix_space": args.add_prefix_space, "workers": args.workers, "on_counts": counted.append}
     with terminal_line() as line:
-        if line.stream is not None:
-            blocks = reading_progress(blocks, total, bytes_progress(line, what))
-        if add_prefix_space:  # (in one process: command_train refuses --workers with it)
-            return count_chunks(blocks, pattern, special_tokens=special_tokens, add_prefix_space=True)
-        return count_in_workers(blocks, pattern, special_tokens=special_tokens, workers=workers, size=total or 0)
+        if line.stream is not None:  # progress, where someone sees it
+            options["count_progress"] = bytes_progress(line, "counting chunks:")
+            if not args.verbose:
+                options["progress"] = merges_progress(line)
+        if args.verbose:  # the rows, printed as each merge is learned, show the progress
+            OUT.write(MERGE_TABLE_HEADER)
+            options["on_merge"] = merge_row
+        tokenizer = Tokenizer.train_from_files(inputs, args.vocab_size, **options)
+    tokenizer.save(args.output)
+    OUT.write(training_summary(tokenizer, args, counted[0]))
+
+
+def merges_progress(line):
+    """A ``progress(merges_done, merge_target)`` callback: merges done, time and speed since the first report."""
+    started = []
+
+    def progress(done, target):
+        if not started:  # (the merges' own time, not the counting's)
+            started.append(line.restart())
+        rate = done / line.elapsed() if line.elapsed() > 0 else 0.0
+        line.show(f"{done:,}/{target:,} merges  {line.elapsed():.1f} s  {rate:,.0f} merges/s")
+
+    return progress
 
 
 def encode_text(tokenizer, text, allow_special, refusal="add --allow-special to encode it as its ID", note=True,
@@ -328,7 +309,7 @@ def explain_chunk(tokenizer, chunk, title, replay):
             replay(steps[0][1], tokenizer.merge_rank, on_merge=on_merge)
         except EnoughSteps:
             stopped = True
-    ids = chunk_ids(tokenizer, chunk)
+    ids = tokenizer.chunk_ids(chunk)
     steps.append(("tokens", [tokenizer.vocab[token_id] for token_id in ids]))
     width = max(len(label) for label, _ in steps)
     lines = [title]
@@ -374,13 +355,14 @@ def command_inspect(args):
                                                                              if t is None})
     first_merges = first_merge_of(tokenizer)
     kind = base_kind(tokenizer)
-    ids = f"IDs 0-{len(base) - 1}" if tokenizer.pipeline is None else f"of {len(tokenizer):,} IDs"
+    steps = pipeline_lines(tokenizer)  # (none for the lab's own kind, whose IDs are rebuilt from its merges)
+    ids = f"of {len(tokenizer):,} IDs" if steps else f"IDs 0-{len(base) - 1}"
     OUT.write(f"{len(base):,} base tokens ({kind}), {ids}; {len(tokenizer.merges):,} merges"
-              + (f" (making {len(first_merges):,} tokens)" if tokenizer.pipeline else "")
+              + (f" (making {len(first_merges):,} tokens)" if steps else "")
               + (f", the newest {len(merged):,} shown" if args.top is not None else "")
               + f"; {len(tokenizer.special_tokens):,} special tokens\n")
-    if tokenizer.pipeline is not None:
-        OUT.write("".join(f"  {line}\n" for line in pipeline_lines(tokenizer)))
+    if steps:
+        OUT.write("".join(f"  {line}\n" for line in steps))
     elif tokenizer.add_prefix_space:
         OUT.write("  a space is put before text that does not start with one (add_prefix_space)\n")
     rows = [("ID", "merge", "token", "made from")]

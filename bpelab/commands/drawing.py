@@ -11,46 +11,26 @@ first (the API's ``merge_rank`` counts from 0).
 import functools
 
 from bpelab.checks import UNK
-from bpelab.imported.sentencepiece import SPACE_MARK, before_space_mark, token_byte
-from bpelab.merges.ranked import encode_ranked, is_lab_ordered, rank_table
-from bpelab.messages import shown
-from bpelab.text.readable import BOUNDARY, MARKS, id_text, token_text, visible
+from bpelab.imported.sentencepiece import token_byte
+from bpelab.text.readable import BOUNDARY, MARKS, decodes_bytes, id_text, token_text, visible
 
 DEFAULT_TEXT = "the café baker bakes cakes, the café bakes soufflé"
 """The tutorial's review: the text both pages start with (``bpe view`` and ``bpe widget``)."""
 
 
 def pipeline_lines(tokenizer):
-    """An imported tokenizer's pipeline in words (``Pipeline.describe``), and at the character level its safe cuts."""
-    lines = tokenizer.pipeline.describe()
-    if not tokenizer.byte_level:
-        before = before_space_mark(tokenizer.ids) - {SPACE_MARK} if SPACE_MARK in tokenizer.ids else None
-        if before is None or tokenizer.pipeline.ignore_merges:
-            why = "▁ is not a token" if before is None else "ignore_merges looks at whole chunks"
-            lines.append(f"safe cuts: none ({why}): each stretch between added tokens is one chunk")
-        else:
-            others = f" or {', '.join(map(shown, sorted(before)))}" if before else ""
-            lines.append(f"safe cuts: before each ▁ that follows a character other than ▁{others} (no token holds "
-                         "one there), so a long text is encoded a word at a time")
-    return lines
+    """An imported tokenizer's pipeline in words, and at the character level its safe cuts (``Tokenizer.describe``)."""
+    return tokenizer.describe()["pipeline"]
 
 
 def unknown_id(tokenizer):
     """The ID of the unknown-character token (``<unk>``), or None where there is none (the byte level)."""
-    if tokenizer.pipeline is not None:
-        return tokenizer.ids.get(tokenizer.pipeline.model["unk_token"])
-    return None if tokenizer.byte_level else 0
+    return tokenizer.describe()["unknown_id"]
 
 
 def base_kind(tokenizer):
     """What the base tokens are, in a few words, for ``inspect``."""
-    if tokenizer.byte_level:
-        return "bytes"
-    if tokenizer.pipeline is None:
-        return f"characters + {UNK}"
-    model = tokenizer.pipeline.model
-    return "characters" + (" and <0xXX> byte tokens (byte_fallback)" if model["byte_fallback"] else "") + \
-        (f" + {model['unk_token']}" if model["unk_token"] is not None else "")
+    return tokenizer.describe()["base"]
 
 
 PALETTE = ("\x1b[30;43m", "\x1b[30;46m", "\x1b[30;42m", "\x1b[30;45m", "\x1b[30;47m")
@@ -110,15 +90,9 @@ def made_from(tokenizer, token_id, first_merges=None):
     if rank is not None:
         left, right = tokenizer.merges[rank]
         return str(rank + 1), f"{token_text(tokenizer, left)} + {token_text(tokenizer, right)}"
-    if tokenizer.pipeline is not None and token_id in added_ids(tokenizer):
+    if token_id in tokenizer.describe()["added_ids"]:
         return "", "added"
     return "", "" if token in tokenizer.alphabet or token == UNK else "no merge"
-
-
-@functools.lru_cache(maxsize=2)
-def added_ids(tokenizer):
-    """The IDs of an imported tokenizer's added tokens (Gemma 3's 6,406 non-special ones are tokens of its model)."""
-    return frozenset(token.id for token in tokenizer.pipeline.added_tokens)
 
 
 @functools.lru_cache(maxsize=4)
@@ -135,10 +109,7 @@ def merges_one_at_a_time(tokenizer):
     """Whether this tokenizer's merges must be replayed one occurrence at a time (``ranked.reference_encode_leftmost``,
     Hugging Face's rule) rather than all occurrences of a pair at once (``bpe.reference_encode``): the two differ
     only when a merge may rebuild a token, or use one made later (see ``ranked.is_lab_ordered``)."""
-    if tokenizer.pipeline is None:
-        return False
-    bits = len(tokenizer.vocab).bit_length()
-    return not is_lab_ordered(rank_table(tokenizer.merges, tokenizer.ids, bits), bits)
+    return tokenizer.describe()["one_merge_at_a_time"]
 
 
 def emitted_whole(tokenizer, chunk):
@@ -146,25 +117,7 @@ def emitted_whole(tokenizer, chunk):
 
     (Llama 3 has 588 tokens that its merges would not make from their bytes.)
     """
-    return tokenizer.pipeline is not None and tokenizer.pipeline.ignore_merges \
-        and "".join(tokenizer.start_tokens(chunk)) in tokenizer.ids
-
-
-def chunk_ids(tokenizer, chunk):
-    """The IDs ``encode`` gives ``chunk``, a chunk as ``tokenizer.chunks`` cuts it: already normalized, so an imported
-    character-level model does not normalize it again (Llama 2 would put a second ``▁`` first)."""
-    if tokenizer.pipeline is None or tokenizer.byte_level:
-        return tokenizer.encode(chunk, disallowed_special=())
-    if emitted_whole(tokenizer, chunk):
-        return [tokenizer.ids[chunk]]
-    bits = len(tokenizer.vocab).bit_length()
-    return encode_ranked([tokenizer.ids[token] for token in tokenizer.start_tokens(chunk)], ranks(tokenizer), bits)
-
-
-@functools.lru_cache(maxsize=2)
-def ranks(tokenizer):
-    """The ``ranked.rank_table`` of a tokenizer's merges, made once (a tokenizer's merges never change)."""
-    return rank_table(tokenizer.merges, tokenizer.ids, len(tokenizer.vocab).bit_length())
+    return tokenizer.describe()["ignore_merges"] and "".join(tokenizer.start_tokens(chunk)) in tokenizer.ids
 
 
 MAX_TREE_NODES = 1000
@@ -201,8 +154,9 @@ def merge_tree(tokenizer, token_id, most=MAX_TREE_NODES):
     elif vocab[token_id] not in tokenizer.ids or token_id in tokenizer.special_tokens.values():
         built["reason"] = "a special token: it stands for its text, whole, and no merge makes it"
     elif token_id not in first:
-        kind = "one of the 256 bytes" if tokenizer.byte_level else "a byte, for byte fallback" \
-            if token_byte(vocab[token_id]) is not None and tokenizer.pipeline is not None else "a character of the alphabet"
+        byte_token = token_byte(vocab[token_id]) is not None and decodes_bytes(tokenizer)
+        kind = "one of the 256 bytes" if tokenizer.byte_level else "a byte, for byte fallback" if byte_token \
+            else "a character of the alphabet"
         built["reason"] = f"a base token ({kind}): no merge makes it" if vocab[token_id] in tokenizer.alphabet \
             else "no merge makes it: it comes only whole (an added token, or ignore_merges)"
     else:

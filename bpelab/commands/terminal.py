@@ -17,7 +17,7 @@ import time
 
 from bpelab.messages import named, shown
 from bpelab.reading import file_kind, open_text
-from bpelab.text.blocks import read_blocks, stream_blocks
+from bpelab.text.blocks import stream_blocks
 from bpelab.writing import check_output_path
 
 
@@ -194,6 +194,11 @@ class TerminalLine:
     def elapsed(self):
         return time.monotonic() - self.started
 
+    def restart(self):
+        """Count the elapsed time from now on (a second stage of the work)."""
+        self.started = time.monotonic()
+        return self.started
+
     def clear(self):
         if self.stream is not None:
             self.stream.write("\r\x1b[K")
@@ -225,26 +230,6 @@ def bytes_progress(line, verb):
         line.show(shown)
 
     return progress
-
-
-def reading_progress(blocks, total_bytes, progress):
-    """Pass ``blocks`` through, telling ``progress`` how many bytes of text have gone by."""
-    done = 0
-    for block in blocks:
-        done += len(block.encode("utf-8", "surrogatepass"))
-        progress(done, total_bytes)
-        yield block
-
-
-def input_blocks(paths):
-    """The text of the input files (or standard input for ``-``), block by block, and their total size if known."""
-    if paths == ["-"]:
-        return stream_blocks(stdin_stream(), "standard input"), None
-    total = 0
-    for path in paths:
-        with contextlib.suppress(OSError):
-            total += os.stat(path).st_size
-    return read_blocks(paths), total
 
 
 def check_output(path, inputs=()):

@@ -13,16 +13,20 @@ sees what one process sees: the merges are those of ``workers=1``.
 """
 
 import functools
+import itertools
 import operator
 import os
 from collections import Counter
 from itertools import repeat
 from typing import Iterable
 
-from bpelab.checks import check_workers
+from bpelab.byte_level import replace_lone_surrogates
+from bpelab.checks import check_no_surrogate, check_positive_int, check_sources, check_workers
 from bpelab.corpora.workers import results_in_order, worker_pool
+from bpelab.merges.superbpe import span_counts
 from bpelab.merges.training import count_chunks
-from bpelab.text.blocks import partition_blocks, read_blocks, safe_blocks, safe_partitions, text_blocks
+from bpelab.text.blocks import (can_be_read_again, partition_blocks, read_blocks, safe_blocks, safe_partitions,
+                                text_blocks)
 
 TASK_SIZE = (1 << 18, 1 << 24)
 """The smallest and largest task, in characters (or bytes of a file): a quarter of the text per worker
@@ -38,6 +42,11 @@ def count_in_workers(blocks: Iterable[str], pattern: str = "lab", *, special_tok
     most two tasks per worker, and each worker's counts of one.
     """
     check_workers(workers)
+    return _counted_blocks(blocks, pattern, special_tokens, workers, size)
+
+
+def _counted_blocks(blocks, pattern, special_tokens, workers, size):
+    """``count_in_workers`` with its options already checked (by ``training.training_options``, say)."""
     count = functools.partial(count_chunks, pattern=pattern, special_tokens=special_tokens)
     if workers == 1:
         return count(blocks)
@@ -49,12 +58,15 @@ def task_size(size, workers):
     return min(max(size // (4 * workers), TASK_SIZE[0]), TASK_SIZE[1])
 
 
-def _summed(count, tasks, workers):
-    """``count`` of each task in ``workers`` processes, the counts added up in the tasks' order."""
+def _summed(count, tasks, workers, on_task=None):
+    """``count`` of each task in ``workers`` processes, the counts added up in the tasks' order (``on_task()``
+    hears of each)."""
     total = Counter()
     with worker_pool(None, workers) as pool:
         for _, counts in results_in_order(pool, count, tasks, workers):
             _add_counts(total, counts.result())
+            if on_task is not None:
+                on_task()
     return total
 
 
@@ -73,31 +85,85 @@ def _add_counts(total, counts):
     dict.update(total, zip(keys, map(operator.add, map(total.get, keys, repeat(0)), counts.values())))
 
 
-def counted_text(text, options, workers):
-    """The chunk counts of ``text`` (``options`` as ``training.training_options`` gives), in ``workers`` processes."""
-    return _counted(text_blocks(text), options, workers, len(text))
+def counted_text(text, options):
+    """``(chunk counts, SuperBPE's stage-2 counts or None)`` of ``text``, in ``options.workers`` processes.
 
-
-def counted_files(paths, options, workers, block_size):
-    """The chunk counts of files read as one concatenated text, in ``workers`` processes.
-
-    One process reads ``block_size`` bytes at a time. Several workers each
-    read their own part of the files (cut at safe cuts by
-    ``blocks.safe_partitions``) a block at a time, so the text never passes
-    through this process.
+    ``options`` are the run's ``training.TrainingOptions``. At the byte
+    level a lone surrogate is read as U+FFFD (as ``encode`` reads it); at
+    the character level it is refused, since no file could hold it.
     """
-    if workers == 1 or options.add_prefix_space:
-        return _counted(read_blocks(paths, block_size), options, 1, 0)
-    partitions = safe_partitions(paths, options.pattern, task_size(sum(map(os.path.getsize, paths)), workers))
+    if options.byte_level:
+        text = replace_lone_surrogates(text)
+    else:
+        check_no_surrogate(text, "text", "; remove it, or train with byte_level=True, which reads it as U+FFFD")
+    size = len(text.encode("utf-8")) if options.count_progress else 0
+    counts = _counted(_reported(text_blocks(text), options, 0, size), options, options.workers, len(text))
+    return counts, span_counts(options, text_blocks(text))
+
+
+def counted_files(paths, block_size, options):
+    """``(chunk counts, SuperBPE's stage-2 counts or None)`` of inputs read as one concatenated text.
+
+    Each input is a file's path or an open binary stream. One process reads
+    ``block_size`` bytes at a time. Several workers each read their own part
+    of the files (cut at safe cuts by ``blocks.safe_partitions``) a block at
+    a time, so the text never passes through this process; input that can
+    be read only once (a stream, a pipe) is read here, and held for
+    SuperBPE's second count. ``options.count_progress`` hears of the bytes
+    counted (SuperBPE's second count goes on from the first's total).
+    """
+    inputs = check_sources(paths)
+    check_positive_int(block_size, "block_size")
+    once = [source for source in inputs if not can_be_read_again(source)]
+    size = 0 if once else sum(map(os.path.getsize, inputs))
+    twice = 2 if options.superbpe is not None else 1
+    if options.workers > 1 and not once and not options.add_prefix_space:
+        counts = _counted_partitions(inputs, options, size * twice)
+    else:
+        held = read_blocks(inputs, block_size)
+        if once and twice == 2:
+            held, again = itertools.tee(held)
+        counts = _counted(_reported(held, options, 0, size * twice), options, 1, 0)
+    if options.superbpe is None:
+        return counts, None
+    blocks = again if once else read_blocks(inputs, block_size)
+    return counts, span_counts(options, _reported(blocks, options, size, size * twice))
+
+
+def _counted_partitions(paths, options, total):
+    """The chunk counts of files in several workers, each reading its own partitions (see ``counted_files``)."""
+    partitions = safe_partitions(paths, options.pattern, task_size(sum(map(os.path.getsize, paths)),
+                                                                    options.workers))
     count = functools.partial(count_partition, pattern=options.pattern, special_tokens=options.specials)
-    return _summed(count, partitions, workers)
+    sizes = [sum(segment.end - segment.start for segment in partition) for partition in partitions]
+    return _summed(count, partitions, options.workers, _partition_progress(options, sizes, total))
+
+
+def _partition_progress(options, sizes, total):
+    """Each partition's result, told to ``count_progress`` as the bytes counted so far; None without it."""
+    if options.count_progress is None:
+        return None
+    done = itertools.accumulate(sizes)
+    return lambda: options.count_progress(next(done), total)
+
+
+def _reported(blocks, options, start, total):
+    """Pass ``blocks`` through, telling ``options.count_progress`` how many bytes have gone by (from ``start``)."""
+    if options.count_progress is None:
+        yield from blocks
+        return
+    done = start
+    for block in blocks:
+        yield block
+        done += len(block.encode("utf-8", "surrogatepass"))
+        options.count_progress(done, total)
 
 
 def _counted(blocks, options, workers, size):
     """The chunk counts of a text's blocks; with a prefix space, in this process (training_options sees to that)."""
     if options.add_prefix_space:
         return count_chunks(blocks, options.pattern, special_tokens=options.specials, add_prefix_space=True)
-    return count_in_workers(blocks, options.pattern, special_tokens=options.specials, workers=workers, size=size)
+    return _counted_blocks(blocks, options.pattern, options.specials, workers, size)
 
 
 def _tasks(blocks, pattern, task_size):

@@ -11,4 +11,5 @@ up (none has a definition in ``bpe.py``: each is held to its library):
     pipeline       the steps around BPE: normalizers, pre-tokenizers, decoders, templates
     vocabulary     a byte-level model's given IDs and ranked merges (``reference_encode`` where its merges allow)
     sentencepiece  SentencePiece's kind of BPE as Hugging Face stores it (Llama 2, Gemma 3), byte fallback
+    models         the one door: an imported model of either level, by one constructor
 """

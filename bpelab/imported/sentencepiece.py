@@ -27,10 +27,8 @@ pipeline (``Tokenizer(None, merges, vocab=..., pipeline=...)``, with
 import re
 
 from bpelab.checks import decoded_values
-from bpelab.imported.vocabulary import GivenVocabulary, merger
-from bpelab.merges.engine import ChunkCache
+from bpelab.imported.vocabulary import GivenVocabulary
 from bpelab.messages import shown
-from bpelab.reading import collector_paused
 
 SPACE_MARK = "\N{LOWER ONE EIGHTH BLOCK}"
 """``▁``, U+2581: SentencePiece's sign for a space, so that a space can sit inside a token."""
@@ -59,12 +57,8 @@ def token_byte(token):
 
 
 class CharacterVocabulary(GivenVocabulary):
-    """An imported character-level model's vocabulary, merges and pipeline, checked; the tables ``bpe.Tokenizer``
-    encodes and decodes with (``vocabulary.GivenVocabulary``'s checks, the character level's tables)."""
-
-    def __init__(self, vocab, merges, pipeline, byte_level, alphabet, pattern, special_tokens, add_prefix_space):
-        super().__init__(vocab, merges, pipeline, byte_level, alphabet, pattern, special_tokens, add_prefix_space)
-        self.cuts = None if pipeline.ignore_merges else safe_cuts(self.ids)  # (ignore_merges looks at whole chunks)
+    """An imported character-level model's vocabulary, merges and pipeline, checked; it encodes and decodes with
+    them (``vocabulary.GivenVocabulary``'s checks and interface, the character level's rules)."""
 
     def find_base(self):
         """Check the unknown token and note the IDs of the byte tokens (None for each missing one)."""
@@ -76,37 +70,25 @@ class CharacterVocabulary(GivenVocabulary):
             raise ValueError("a character-level model without an unk_token drops every character its vocabulary "
                              "lacks (Hugging Face does so silently); unsupported: it would lose text")
         self.byte_ids = [self.ids.get(byte_token(byte)) if model["byte_fallback"] else None for byte in range(256)]
+        self.cuts = None if self.pipeline.ignore_merges else safe_cuts(self.ids)  # (ignore_merges: whole chunks)
 
-    def attributes(self):
-        """The public attributes of the ``bpe.Tokenizer`` this vocabulary makes (the alphabet: its one-character
-        tokens and byte tokens, which no merge makes)."""
-        alphabet = [token for token in self.ordinary if token is not None and (
+    def base_tokens(self):
+        """The tokens no merge makes: the one-character tokens and the byte tokens."""
+        return [token for token in self.ordinary if token is not None and (
             len(token) == 1 or token.startswith("<0x") and token_byte(token) is not None)]
-        return {"byte_level": False, "pattern": None, "alphabet": alphabet, "merges": self.merges, "vocab": self.vocab,
-                "ids": self.ids, "special_tokens": self.special_tokens, "add_prefix_space": False,
-                "pipeline": self.pipeline}
 
-    def tables(self):
-        """What ``bpe.Tokenizer`` encodes and decodes with: ``(decoded, cut, matcher, cache, start_ids, blocks)``.
-
-        Each ID's bytes (what the decoder makes of the token alone, a byte
-        token its byte), the pre-tokenizer followed by the safe cuts, the
-        added tokens' matcher, the cache that encodes each chunk once, a
-        chunk's IDs before any merge, and the blocks of a text: the whole
-        text (the safe cuts come after the pre-tokenizer).
-        """
-        self.merge = merger(self.table, self.id_bits)
-        self.whole = self.ids if self.pipeline.ignore_merges else {}
+    def prepare(self):
+        """Make what encoding and decoding use, as ``GivenVocabulary.prepare``: the pre-tokenizer is followed by the
+        safe cuts, and each token's text for the decoder is kept (an added token's normalized, as Hugging Face
+        decodes it)."""
         self.texts = list(self.vocab)
         for token in self.pipeline.added_tokens:
-            if token.normalized:  # Hugging Face decodes such a token as its normalized text
+            if token.normalized:
                 self.texts[token.id] = self.pipeline.normalize(token.content)
-        pre_tokenizer, cuts = self.pipeline.cutter(), self.cuts
-        cut = pre_tokenizer if cuts is None else lambda text: [piece for chunk in pre_tokenizer(text)
-                                                               for piece in cuts.split(chunk)]
-        with collector_paused():
-            decoded = self.decoded()
-        return decoded, cut, self.pipeline.matcher(), ChunkCache(self.encode_chunk), self.start_ids, lambda text: [text]
+        super().prepare()
+        pre_tokenizer, cuts = self.cut, self.cuts
+        if cuts is not None:
+            self.cut = lambda text: [piece for chunk in pre_tokenizer(text) for piece in cuts.split(chunk)]
 
     def start_ids(self, chunk):
         """The IDs of a chunk before any merge: its characters', or a missing one's bytes or ``unk_token``."""
@@ -120,7 +102,7 @@ class CharacterVocabulary(GivenVocabulary):
         whole = self.whole.get(chunk) if self.whole else None
         return (whole,) if whole is not None else tuple(self.merge(self.start_ids(chunk)))
 
-    def decoded(self):
+    def decoded_values(self):
         """The bytes each ID stands for (None where no token has the ID): the decoder's steps on its token alone,
         but a byte token gives its byte (with ``byte_fallback``), a ``metaspace`` always a space."""
         texts = self.texts
@@ -139,6 +121,30 @@ class CharacterVocabulary(GivenVocabulary):
         """The text of ``ids`` as Hugging Face's ``decode`` gives it: the decoder's steps on the tokens' texts."""
         skipped = set(self.special_tokens.values()) if skip_special_tokens else ()
         return "".join(decode_tokens(decoded_values(ids, self.texts, skipped), self.pipeline.decoder))
+
+    def base_words(self):
+        """What the base tokens are, in a few words."""
+        model = self.pipeline.model
+        return "characters" + (" and <0xXX> byte tokens (byte_fallback)" if model["byte_fallback"] else "") + \
+            (f" + {model['unk_token']}" if model["unk_token"] is not None else "")
+
+    def unknown_id(self):
+        """The ID of the unknown-character token (``unk_token``)."""
+        return self.unk_id
+
+    def pipeline_words(self):
+        """The pipeline in words, and where a long chunk is cut (``safe_cuts``), for ``bpe inspect``."""
+        return self.pipeline.describe() + [self.safe_cut_words()]
+
+    def safe_cut_words(self):
+        """Where a long chunk is cut (``safe_cuts``), in words."""
+        before = before_space_mark(self.ids) - {SPACE_MARK} if SPACE_MARK in self.ids else None
+        if before is None or self.pipeline.ignore_merges:
+            why = "▁ is not a token" if before is None else "ignore_merges looks at whole chunks"
+            return f"safe cuts: none ({why}): each stretch between added tokens is one chunk"
+        others = f" or {', '.join(map(shown, sorted(before)))}" if before else ""
+        return (f"safe cuts: before each ▁ that follows a character other than ▁{others} (no token holds one "
+                "there), so a long text is encoded a word at a time")
 
 
 def start_ids(chunk, ids, byte_ids, unk_id, fuse_unk):

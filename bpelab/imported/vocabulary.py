@@ -22,10 +22,12 @@ decode with it, following ``tokenizers`` 0.23.3:
   UTF-8 text, as Hugging Face's ByteLevel decoder does.
 """
 
+import functools
 import re
+from itertools import chain
 
 from bpelab.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE, bytes_to_display
-from bpelab.checks import check_list
+from bpelab.checks import check_list, decoded_values
 from bpelab.imported.pipeline import Pipeline
 from bpelab.merges.engine import ChunkCache, encode_chunk
 from bpelab.merges.ranked import encode_ranked, is_lab_ordered, rank_table
@@ -37,10 +39,14 @@ MAX_ID = (1 << 24) - 1
 
 
 class GivenVocabulary:
-    """An imported model's vocabulary, merges and pipeline, checked; the tables that encode and decode with it.
+    """An imported byte-level model's vocabulary, merges and pipeline, checked; it encodes and decodes with them.
 
-    ``attributes()`` gives the ``bpe.Tokenizer`` attributes it makes.
+    It has the interface ``bpe.Tokenizer`` calls for every kind of model
+    (``bpelab.merges.lab_model`` lists it; ``bpelab.imported.models`` is the
+    one constructor).
     """
+
+    decodes_bytes, offers_dropout, skips_special_tokens = True, False, True  # (see ``description``)
 
     def __init__(self, vocab, merges, pipeline, byte_level, alphabet, pattern, special_tokens, add_prefix_space):
         if not isinstance(pipeline, Pipeline):
@@ -61,6 +67,7 @@ class GivenVocabulary:
             self.table = merge_table(merges, self.ids, self.id_bits)
         self.merges = [(left, right) for left, right in merges]
         self.special_tokens = {token.content: token.id for token in pipeline.added_tokens if token.special}
+        self.prepare()
 
     def find_base(self):
         """Check the base tokens and note their IDs: at the byte level, all 256 bytes."""
@@ -70,27 +77,63 @@ class GivenVocabulary:
                              f"(byte {CHAR_TO_BYTE[missing[0]]}) is missing")
         self.byte_ids = [self.ids[char] for char in BYTE_TO_CHAR]
 
-    def attributes(self):
-        """The public attributes of the ``bpe.Tokenizer`` this vocabulary makes."""
-        alphabet = sorted(BYTE_TO_CHAR, key=self.ids.__getitem__)
-        return {"byte_level": True, "pattern": self.pipeline.pattern, "alphabet": alphabet, "merges": self.merges,
-                "vocab": self.vocab, "ids": self.ids, "special_tokens": self.special_tokens,
-                "add_prefix_space": self.pipeline.add_prefix_space, "pipeline": self.pipeline}
-
-    def tables(self):
-        """What ``bpe.Tokenizer`` encodes and decodes with: ``(decoded, cut, matcher, cache, start_ids, blocks)``.
-
-        Each ID's bytes, the pre-tokenizer, the added tokens' matcher, the
-        cache that encodes each chunk once (see ``encode_chunk``), a chunk's
-        IDs before any merge, and the blocks of a text: the whole text (the
-        safe cuts of a pipeline are not known).
-        """
+    def prepare(self):
+        """Make what encoding and decoding use: the merge function, the pre-tokenizer, the added tokens' matcher,
+        the chunk cache (see ``engine.ChunkCache``) and each ID's bytes (``decoded``)."""
         self.merge = merger(self.table, self.id_bits)
         self.whole = self.ids if self.pipeline.ignore_merges else {}
+        self.byte_level, self.pattern = self.pipeline.byte_level, self.pipeline.pattern
+        self.add_prefix_space = self.pipeline.add_prefix_space
+        self.alphabet = self.base_tokens()
+        self.cut, self.matcher = self.pipeline.cutter(), self.pipeline.matcher()
+        self.cache = ChunkCache(self.encode_chunk)
         with collector_paused():
-            decoded = self.decoded()
-        return (decoded, self.pipeline.cutter(), self.pipeline.matcher(), ChunkCache(self.encode_chunk),
-                self.start_ids, lambda text: [text])
+            self.decoded = self.decoded_values()
+
+    def base_tokens(self):
+        """The tokens no merge makes: at the byte level the 256 bytes' display characters, in ID order."""
+        return sorted(BYTE_TO_CHAR, key=self.ids.__getitem__)
+
+    def segments(self, text, allowed_special, disallowed_special):
+        """``text`` cut around its added tokens, normalized between them (see ``added_tokens.AddedTokenMatcher``)."""
+        return self.matcher.segments(text, allowed_special, disallowed_special)
+
+    def encode_segment(self, text, ids, dropout=None):
+        """Append the IDs of ``text``, a segment between added tokens: its chunks, each encoded once (dropout is
+        refused before: see ``description``)."""
+        ids.extend(chain.from_iterable(map(self.cache.__getitem__, self.cut(text))))
+        self.cache = self.cache.renewed()
+
+    def chunks(self, text):
+        """The chunks of a segment, as the pre-tokenizer cuts it."""
+        return self.cut(text)
+
+    def decode(self, ids, skip_special_tokens):
+        """The text of ``ids``: their bytes as UTF-8, as Hugging Face's ByteLevel decoder gives it."""
+        skipped = set(self.special_tokens.values()) if skip_special_tokens else ()
+        return b"".join(decoded_values(ids, self.decoded, skipped)).decode("utf-8", errors="replace")
+
+    @functools.cached_property
+    def description(self):
+        """What kind of model this is (see ``bpe.Tokenizer.describe``)."""
+        return {"base": self.base_words(), "unknown_id": self.unknown_id(), "decodes_bytes": self.decodes_bytes,
+                "ignore_merges": self.pipeline.ignore_merges,
+                "added_ids": frozenset(token.id for token in self.pipeline.added_tokens),
+                "one_merge_at_a_time": not is_lab_ordered(self.table, self.id_bits),
+                "pipeline": self.pipeline_words(), "dropout": self.offers_dropout,
+                "skip_special_tokens": self.skips_special_tokens}
+
+    def base_words(self):
+        """What the base tokens are, in a few words."""
+        return "bytes"
+
+    def pipeline_words(self):
+        """The pipeline in words, a line per part, for ``bpe inspect``."""
+        return self.pipeline.describe()
+
+    def unknown_id(self):
+        """The ID of the unknown-character token: none at the byte level."""
+        return None
 
     def start_ids(self, chunk):
         """The IDs of a chunk before any merge: those of its UTF-8 bytes."""
@@ -104,7 +147,7 @@ class GivenVocabulary:
             return (whole,)
         return tuple(self.merge(list(map(self.byte_ids.__getitem__, data))))
 
-    def decoded(self):
+    def decoded_values(self):
         """What each ID decodes to: bytes (None where no token has the ID), as Hugging Face's ByteLevel decoder gives."""
         normalized = {token.id: self.pipeline.normalize(token.content) for token in self.pipeline.added_tokens
                       if token.normalized}  # Hugging Face decodes such a token as its normalized text

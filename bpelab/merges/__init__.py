@@ -5,10 +5,13 @@ makes it fast, and the tests hold each module to its definition on many
 random inputs. It uses the ground and ``bpelab.text``. Its modules, bottom
 up, each with the definition it equals:
 
-    engine    the fast trainer and chunk encoder, and the tie rules: ``reference_train``, ``reference_encode``
-    ranked    Hugging Face's rule, lowest rank then leftmost, one occurrence at a time (its own definition,
-              ``reference_encode_leftmost``, which equals ``reference_encode`` on lab-ordered merges)
-    dropout   BPE-dropout's encoder: ``reference_encode(..., dropout=p)``
-    training  chunk counts and the options every trainer shares: the input of ``reference_train``
-    superbpe  SuperBPE's two stages: ``reference_superbpe``
+    rules      the tie rules, the order of base tokens and progress reports, shared by the definitions and the engine
+    engine     the fast trainer and chunk encoder: ``reference_train``, ``reference_encode``
+    ranked     Hugging Face's rule, lowest rank then leftmost, one occurrence at a time (its own definition,
+               ``reference_encode_leftmost``, which equals ``reference_encode`` on lab-ordered merges)
+    dropout    BPE-dropout's encoder: ``reference_encode(..., dropout=p)``
+    training   the options of a run, checked once, and chunk counts: the input of ``reference_train``
+    superbpe   SuperBPE's two stages: ``reference_superbpe``
+    learning   the step every trainer shares: counts in, merges learned, a ``Tokenizer`` out (no definition)
+    lab_model  the lab's kind of model, encoding as ``reference_encode`` does; the interface every model has
 """

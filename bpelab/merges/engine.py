@@ -52,46 +52,9 @@ from collections import defaultdict
 from itertools import repeat
 from typing import Callable, Mapping, Optional, Sequence, Union
 
-from bpelab.byte_level import BYTE_TO_CHAR, SINGLE_BYTES
+from bpelab.byte_level import SINGLE_BYTES
 from bpelab.checks import check_choice, check_positive_int
-
-Token = Union[str, bytes]
-"""A token: a string of characters, or (inside training at the byte level) a string of bytes."""
-
-Pair = tuple
-"""Two adjacent tokens, (left, right)."""
-
-TIE_RULES = ("smallest", "first-seen", "greatest", "huggingface", "rustbpe")
-"""How ``bpe.best_pair`` chooses among equally frequent pairs (see there), and so how training breaks ties."""
-
-def report_progress(progress, done, target, finished=False):
-    """Call ``progress(done, target)`` at every hundredth of the target, and once at the end.
-
-    About a hundred calls per run, however many merges: enough for a
-    progress bar, too few to slow training down.
-    """
-    if progress is None:
-        return
-    on_step = done % max(1, target // 100) == 0
-    if finished and on_step and done > 0:
-        return  # this count was already reported
-    if on_step or finished:
-        progress(done, target)
-
-
-def id_order(token: Token, ties: str):
-    """What the ID rules sort base tokens by: the token itself, or for ``"huggingface"`` its display form.
-
-    Hugging Face's trainer sees byte-level text as GPT-2's display
-    characters and sorts its alphabet by them (``Ġ``, the space, comes after
-    the letters); characters are their own display form.
-    (``bpe.reference_train`` numbers base tokens in this order, and
-    ``_code_chunks`` codes them in it.)
-    """
-    if ties == "huggingface" and isinstance(token, bytes):
-        return "".join(BYTE_TO_CHAR[byte] for byte in token)
-    return token
-
+from bpelab.merges.rules import TIE_RULES, Pair, Token, id_order, report_progress
 
 @contextlib.contextmanager
 def _without_the_cycle_collector():
@@ -110,7 +73,6 @@ def _without_the_cycle_collector():
             gc.enable()
 
 
-@_without_the_cycle_collector()
 def train_merges(chunk_counts: Mapping[Union[Sequence[Token], bytes], int], max_merges: int, *,
                  ties: str = "smallest", min_count: int = 2, progress: Optional[Callable[[int, int], None]] = None,
                  on_merge: Optional[Callable[[int, Pair, int], None]] = None) -> list[tuple[Pair, int]]:
@@ -131,6 +93,12 @@ def train_merges(chunk_counts: Mapping[Union[Sequence[Token], bytes], int], max_
     """
     check_choice(ties, TIE_RULES, "ties")
     check_positive_int(min_count, "min_count")
+    return learn_merges(chunk_counts, max_merges, ties, min_count, progress, on_merge)
+
+
+@_without_the_cycle_collector()
+def learn_merges(chunk_counts, max_merges, ties, min_count, progress, on_merge):
+    """``train_merges`` with its options already checked (by ``bpelab.merges.training.training_options``)."""
     tokens, coded, weights = _code_chunks(chunk_counts, ties)
     pair_counts, pair_chunks = index_pairs(coded, weights)
     order = _ORDERS[ties](tokens, coded, pair_chunks)

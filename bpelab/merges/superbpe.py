@@ -19,14 +19,14 @@ Left out: the released code's optional limits on how many words a token may
 span and on tokens spanning ``": "``.
 
 ``two_stage_merges`` takes the chunks of both stages as base-token
-sequences with counts and has ``engine.train_merges``' signature, so the
-``Tokenizer`` uses it in the place of that one.
+sequences with counts, and ``trainer`` gives it to the ``Tokenizer`` in the
+place of plain BPE's ``engine.learn_merges``.
 """
 
 import functools
 from collections import Counter
 
-from bpelab.merges.engine import encode_chunk, train_merges
+from bpelab.merges.engine import encode_chunk, learn_merges
 from bpelab.merges.training import check_chunk_counts, count_chunks, start_sequences
 
 SUPERBPE = "superbpe"
@@ -74,32 +74,42 @@ def text_content(chunk_counts):
     return content
 
 
-def trainer(spans, options, vocab_size, byte_level):
-    """``(merge learner, pattern the tokenizer encodes with)``: ``engine.train_merges`` and the run's pattern, or
-    for SuperBPE (``spans`` from ``span_counts``) its two stages in that learner's place and ``"superbpe"``."""
+def trainer(spans, options):
+    """``(learn, pattern)``: how the run learns its merges, and the pattern its tokenizer encodes with.
+
+    ``learn(sequences, max_merges, on_merge)`` is ``engine.learn_merges`` with
+    the run's options (``training.TrainingOptions``) and the run's pattern;
+    for SuperBPE (``spans`` from ``span_counts``) its two stages, in that
+    learner's place, and ``"superbpe"``.
+    """
     if spans is None:
-        return train_merges, options.pattern
+        return functools.partial(one_stage_merges, options), options.pattern
     superbpe, counts = spans
-    _, span_sequences, _ = start_sequences(counts, vocab_size, byte_level, options.specials)
-    return functools.partial(two_stage_merges, span_sequences, superbpe), SUPERBPE
+    _, span_sequences, _ = start_sequences(counts, options.vocab_size, options.byte_level, options.specials)
+    return functools.partial(two_stage_merges, options, span_sequences, superbpe), SUPERBPE
 
 
-def two_stage_merges(spans, transition, words, max_merges, *, ties="smallest", min_count=2, progress=None,
-                     on_merge=None):
+def one_stage_merges(options, words, max_merges, on_merge):
+    """Plain BPE: ``engine.learn_merges`` on ``words`` with the run's options."""
+    return learn_merges(words, max_merges, options.ties, options.min_count, options.progress, on_merge)
+
+
+def two_stage_merges(options, spans, transition, words, max_merges, on_merge):
     """Learn what ``bpe.reference_superbpe(words, spans, transition, max_merges)`` learns, each stage fast.
 
-    Stage 1 is ``train_merges`` on ``words``. Stage 2 replays its merges on
-    each distinct span once (``encode_chunk``, equal to ``reference_encode``,
-    in time n log n however long a span is), then ``train_merges`` learns on.
-    ``progress`` hears of both stages as one run; ``on_merge`` numbers the
-    merges of stage 2 after those of stage 1.
+    Stage 1 is ``engine.learn_merges`` on ``words``. Stage 2 replays its
+    merges on each distinct span once (``encode_chunk``, equal to
+    ``reference_encode``, in time n log n however long a span is), then
+    learns on. ``options.progress`` hears of both stages as one run;
+    ``on_merge`` numbers the merges of stage 2 after those of stage 1.
     """
-    first = train_merges(words, min(transition, max_merges), ties=ties, min_count=min_count,
-                         progress=shifted(progress, 0, max_merges), on_merge=on_merge)
+    ties, min_count, progress = options.ties, options.min_count, options.progress
+    first = learn_merges(words, min(transition, max_merges), ties, min_count, shifted(progress, 0, max_merges),
+                         on_merge)
     done = len(first)
     later = None if on_merge is None else lambda rank, pair, count: on_merge(done + rank, pair, count)
-    return first + train_merges(replayed(spans, [pair for pair, _ in first]), max_merges - done, ties=ties,
-                                min_count=min_count, progress=shifted(progress, done, max_merges), on_merge=later)
+    return first + learn_merges(replayed(spans, [pair for pair, _ in first]), max_merges - done, ties, min_count,
+                                shifted(progress, done, max_merges), later)
 
 
 def shifted(progress, done, target):
@@ -128,3 +138,4 @@ def replayed(spans, merges):
         tokens.append(left + right)
     return {tuple(tokens[at] for at in encode_chunk([number[token] for token in span], merged_id)): count
             for span, count in spans.items()}
+

@@ -13,28 +13,40 @@ from typing import Callable, Iterable, NamedTuple, Optional
 
 from bpelab.checks import (UNK, check_callback, check_choice, check_flag, check_no_surrogate, check_positive_int,
                            check_prefix_space, check_vocab_size, check_workers)
-from bpelab.merges.engine import TIE_RULES
+from bpelab.merges.rules import TIE_RULES
 from bpelab.messages import shown
 from bpelab.text.blocks import safe_blocks
 from bpelab.text.patterns import DEFAULT_PATTERN, check_pattern, chunker
 from bpelab.text.specials import check_special_text, special_finder, special_token_ids
 
 Progress = Optional[Callable[[int, int], None]]
-"""A trainer's ``progress(merges_done, merge_target)``, called about a hundred times (see ``engine.report_progress``)."""
+"""A trainer's ``progress(merges_done, merge_target)``, called about a hundred times (see ``rules.report_progress``)."""
 
 OnMerge = Optional[Callable[[int, dict], None]]
 """A trainer's ``on_merge(rank, entry)``, called with each history entry as soon as it is learned."""
 
 
-class TrainingOptions(NamedTuple):
-    """The options of a training run that counting and merging need, checked."""
+CountProgress = Optional[Callable[[int, int], None]]
+"""A trainer's ``count_progress(bytes_done, bytes_total)``, called as the text is counted (``bytes_total`` is 0 when
+not known beforehand, as for a stream)."""
 
+
+class TrainingOptions(NamedTuple):
+    """Every option of a training run, checked once, by ``training_options``, where the public API receives them."""
+
+    vocab_size: int  # the vocabulary's size to reach, special tokens included
+    byte_level: bool  # base tokens: the 256 bytes (True) or the characters seen
     pattern: str  # the chunk pattern's name (stage 1's, for SuperBPE)
     specials: list  # the special tokens' texts, in order
     ties: str  # the tie rule (see ``bpe.best_pair``)
     min_count: int  # the fewest times a pair must occur to be merged
     superbpe: Optional[int]  # SuperBPE's transition (stage 1's number of merges), or None
     add_prefix_space: bool  # a space before text that lacks one (byte level)
+    workers: int  # the processes that count chunks
+    progress: Progress  # progress(merges_done, merge_target)
+    on_merge: OnMerge  # on_merge(rank, history entry)
+    count_progress: CountProgress  # count_progress(bytes_done, bytes_total)
+    on_counts: Optional[Callable[[dict], None]]  # on_counts(the chunk counts the tokenizer encodes by)
 
 
 STAGE_ONE_PATTERN = "o200k"
@@ -44,10 +56,17 @@ SUPERBPE_TIES = ("smallest", "first-seen", "greatest")
 """The tie rules SuperBPE trains with: those that compare tokens, not IDs (stage 2's IDs would need a rule of their own)."""
 
 
-def training_options(vocab_size, byte_level, pattern, special_tokens, ties, min_count, progress, on_merge,
-                     superbpe=None, add_prefix_space=False, workers=1):
-    """Check the options every training entry point shares, before any work; return them as ``TrainingOptions``.
+def training_options(vocab_size: int, *, byte_level: bool = False, pattern: Optional[str] = None,
+                     special_tokens: Iterable[str] = (), ties: str = "smallest", min_count: int = 2,
+                     superbpe: Optional[int] = None, add_prefix_space: bool = False, workers: int = 1,
+                     progress: Progress = None, on_merge: OnMerge = None,
+                     count_progress: CountProgress = None,
+                     on_counts: Optional[Callable[[dict], None]] = None) -> TrainingOptions:
+    """Check every option of a training run, before any work; return them as ``TrainingOptions``.
 
+    This is the one place a training option is checked (and given its
+    default): ``bpe.Tokenizer.train``, ``train_from_files`` and
+    ``train_from_counts`` and the command line's ``train`` all come here.
     The pattern is ``pattern``, or when none is given the level's default
     (SuperBPE's stage 1: ``STAGE_ONE_PATTERN``).
     """
@@ -64,12 +83,14 @@ def training_options(vocab_size, byte_level, pattern, special_tokens, ties, min_
     check_pattern(pattern)
     check_choice(ties, TIE_RULES, "ties")
     check_positive_int(min_count, "min_count")
-    check_callback(progress, "progress")
-    check_callback(on_merge, "on_merge")
+    for name, callback in (("progress", progress), ("on_merge", on_merge), ("count_progress", count_progress),
+                           ("on_counts", on_counts)):
+        check_callback(callback, name)
     if isinstance(special_tokens, dict):
         raise TypeError("special_tokens must be a list when training: their IDs follow the merges, in order")
     specials = special_token_ids(special_tokens, [], byte_level)
-    return TrainingOptions(pattern, list(specials), ties, min_count, superbpe, add_prefix_space)
+    return TrainingOptions(vocab_size, byte_level, pattern, list(specials), ties, min_count, superbpe,
+                           add_prefix_space, workers, progress, on_merge, count_progress, on_counts)
 
 
 def check_superbpe(superbpe, ties, add_prefix_space):

@@ -14,6 +14,8 @@ around each boundary, and ``partition_blocks`` reads one range back.
 import codecs
 import functools
 import os
+import stat
+import sys
 from typing import BinaryIO, Callable, Iterable, Iterator, NamedTuple, Optional
 
 from bpelab.messages import named
@@ -63,10 +65,34 @@ def stream_blocks(stream: BinaryIO, name: str, block_size: int = BLOCK_SIZE, sta
 
 
 def read_blocks(paths: Iterable[PathLike], block_size: int = BLOCK_SIZE) -> Iterator[str]:
-    """Yield the text of UTF-8 files, in order, ``block_size`` bytes at a time (see ``stream_blocks``)."""
+    """Yield the text of UTF-8 files, in order, ``block_size`` bytes at a time (see ``stream_blocks``).
+
+    A path may also be an open binary stream (standard input, say), read once from where it is.
+    """
     for path in paths:
+        if is_stream(path):
+            yield from stream_blocks(path, stream_name(path), block_size)
+            continue
         with open_text(path) as stream:
             yield from stream_blocks(stream, path, block_size)
+
+
+def is_stream(source) -> bool:
+    """Whether an input is an open binary stream rather than a file's path."""
+    return callable(getattr(source, "read", None))
+
+
+def stream_name(stream) -> str:
+    """How messages name a stream: standard input, or the name of the file it reads."""
+    if sys.stdin is not None and stream is getattr(sys.stdin, "buffer", None):
+        return "standard input"
+    name = getattr(stream, "name", None)
+    return name if isinstance(name, str) and not name.startswith("<") else "the input stream"
+
+
+def can_be_read_again(source) -> bool:
+    """Whether an input can be read twice, or in parts by several processes: a path to a regular file."""
+    return not is_stream(source) and stat.S_ISREG(os.stat(source).st_mode)
 
 
 def safe_blocks(blocks: Iterable[str], pattern: str = "lab",

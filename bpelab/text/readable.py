@@ -13,7 +13,6 @@ marks and escapes anything invisible, as the command line's ``show``,
 
 from itertools import accumulate
 
-from bpelab.byte_level import CHAR_TO_BYTE, display_to_bytes
 
 MARKS = {" ": "\N{OPEN BOX}", "\n": "\N{DOWNWARDS ARROW WITH CORNER LEFTWARDS}", "\t": "\N{RIGHTWARDS ARROW TO BAR}"}
 """How whitespace inside a token is drawn: ␣ for a space, ↵ for a newline, ⇥ for a tab."""
@@ -89,20 +88,16 @@ def _split_at(sequence, lengths):
 
 def decodes_bytes(tokenizer):
     """Whether each token stands for bytes: at the byte level, and in an imported character-level model, whose byte
-    tokens (``<0xE2>``) stand for one byte each and whose ``▁`` stands for a space."""
-    return tokenizer.byte_level or tokenizer.pipeline is not None
+    tokens (``<0xE2>``) stand for one byte each and whose ``▁`` stands for a space (``Tokenizer.describe``)."""
+    return tokenizer.describe()["decodes_bytes"]
 
 
 def token_text(tokenizer, token):
-    """A vocabulary entry drawn by ``visible``: at the byte level, the text of its bytes, not its GPT-2 form
-    (a special token, or one with other characters, is its own text); in an imported character-level model, the
-    text it decodes to (``▁the`` as ``␣the``, the byte token ``<0xE2>`` as ``\\xe2``)."""
-    if tokenizer.pipeline is not None and not tokenizer.byte_level and token in tokenizer.ids:
+    """A vocabulary entry drawn by ``visible``: where tokens stand for bytes, the text of its bytes, not its GPT-2
+    form nor its ``▁`` (a special token, or any token that is not an ordinary one, is its own text)."""
+    if token in tokenizer.ids and decodes_bytes(tokenizer):
         return id_text(tokenizer, tokenizer.ids[token])
-    if not tokenizer.byte_level or token in tokenizer.special_tokens and token not in tokenizer.ids \
-            or not all(char in CHAR_TO_BYTE for char in token):
-        return visible(token)
-    return visible(display_to_bytes(token).decode("utf-8", "surrogateescape"))
+    return visible(token)
 
 
 def id_text(tokenizer, token_id):

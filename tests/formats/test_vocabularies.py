@@ -362,7 +362,7 @@ class TiktokenFileTests(unittest.TestCase):
         long_words = Tokenizer.train(word + " " + word, 3000, byte_level=True)
         self.assertGreater(max(map(len, long_words.vocab)), 1000)
         for tokenizer in (self.trained, long_words):
-            token_bytes = tokenizer._decoded[:len(tokenizer.ids)]
+            token_bytes = tokenizer._model.decoded[:len(tokenizer.ids)]
             line_numbers = range(1, len(token_bytes) + 1)
             replayed = tiktoken_files.recover_pairs(token_bytes, "x", line_numbers, replay_from=0)
             self.assertEqual(tiktoken_files.recover_pairs(token_bytes, "x", line_numbers), replayed)

@@ -130,11 +130,11 @@ class PropertyTests(unittest.TestCase):
     def test_the_chunk_cache_is_neither_read_nor_written(self):
         tokenizer = Tokenizer.from_json(BYTES.to_json())
         tokenizer.encode(TEXT, dropout=0.5, seed=1)
-        self.assertEqual(len(tokenizer._cache), 0)
+        self.assertEqual(len(tokenizer._model.cache), 0)
         plain = tokenizer.encode(TEXT)
-        cached = dict(tokenizer._cache)
+        cached = dict(tokenizer._model.cache)
         self.assertNotEqual(tokenizer.encode(TEXT, dropout=0.5, seed=1), plain)
-        self.assertEqual(dict(tokenizer._cache), cached)
+        self.assertEqual(dict(tokenizer._model.cache), cached)
 
     def test_special_tokens_are_kept_whole(self):
         tokenizer = Tokenizer(None, BYTES.merges, byte_level=True, special_tokens=["<|endoftext|>"])

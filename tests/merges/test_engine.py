@@ -75,7 +75,7 @@ class FastEqualsReferenceTests(unittest.TestCase):
         )
         with mock.patch.object(engine, "CACHE_LIMIT", 100), mock.patch.object(blocks, "BLOCK_SIZE", 500):
             tokenizer.encode(words)
-            self.assertLessEqual(len(tokenizer._cache), 100 + 500)
+            self.assertLessEqual(len(tokenizer._model.cache), 100 + 500)
             self.assertEqual(tokenizer.decode(tokenizer.encode(words)), words)
 
 

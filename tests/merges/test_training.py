@@ -1,5 +1,6 @@
 """Training from files and from chunk counts, block by block, and its progress reports, against training on the text."""
 
+import contextlib
 import json
 import os
 import random
@@ -12,7 +13,9 @@ from unittest import mock
 
 import bpe
 from bpe import Tokenizer, chunks
+from bpelab.merges import superbpe
 from tests import ROOT
+from tests.in_process import run_here
 from tests.lab_samples import CORPUS, LAB, random_corpus
 
 
@@ -139,3 +142,88 @@ class LargerCorporaTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+OPTION_CHECKS = {"check_vocab_size": "vocab_size", "check_prefix_space": "add_prefix_space",
+                 "check_workers": "workers", "check_superbpe": "superbpe", "check_pattern": "pattern"}
+"""The checks of training options that take the option first, by the option each checks."""
+
+NAMED_CHECKS = ("check_flag", "check_choice", "check_positive_int", "check_callback")
+"""The checks that are told the option's name (``check_choice(ties, TIE_RULES, "ties")``)."""
+
+
+@contextlib.contextmanager
+def option_checks():
+    """Record, by option, every check of a training option made before the merge loop starts.
+
+    Every ``check_*`` function the package's modules hold is wrapped while
+    this lasts (a check made inside another check, in ``bpelab.checks``, is
+    that check's own business and not counted); the log is closed when the
+    first merge loop begins, so building the tokenizer at the end (which
+    checks its own arguments) does not count.
+    """
+    log, closed = Counter(), []
+
+    def recorded(holder, name, check):
+        def wrapper(*arguments, **keywords):
+            if not closed and holder != "bpelab.checks":
+                option = OPTION_CHECKS.get(name) or (arguments[-1] if name in NAMED_CHECKS else None)
+                if option is not None and not (name == "check_pattern" and holder == "bpelab.text.patterns"):
+                    log[option] += 1  # (chunker turning a name into its regex checks nothing new)
+            return check(*arguments, **keywords)
+        return wrapper
+
+    def learning(*arguments):
+        closed.append(True)
+        return real_learn(*arguments)
+
+    real_learn = superbpe.learn_merges
+    with contextlib.ExitStack() as stack:
+        for module_name, module in list(sys.modules.items()):
+            if module_name.startswith("bpelab"):
+                for name, value in list(vars(module).items()):
+                    if name.startswith("check_") and callable(value):
+                        stack.enter_context(mock.patch.object(module, name, recorded(module_name, name, value)))
+        stack.enter_context(mock.patch.object(superbpe, "learn_merges", learning))
+        yield log
+
+
+class EachOptionIsCheckedOnceTests(unittest.TestCase):
+    """The training options are one object, checked once, where the public API receives them (issue 30)."""
+
+    OPTIONS = {"vocab_size", "byte_level", "add_prefix_space", "workers", "superbpe", "pattern", "ties", "min_count",
+               "progress", "on_merge", "count_progress", "on_counts"}
+
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.addCleanup(self.folder.cleanup)
+        self.path = os.path.join(self.folder.name, "corpus.txt")
+        with open(self.path, "w", encoding="utf-8") as stream:
+            stream.write(CORPUS[:20000])
+
+    def assert_once(self, log):
+        self.assertEqual({option: log[option] for option in self.OPTIONS}, dict.fromkeys(self.OPTIONS, 1))
+
+    def test_every_entry_point_checks_each_option_once(self):
+        options = {"byte_level": True, "ties": "first-seen", "min_count": 3, "superbpe": 30}
+        calls = {
+            "train": lambda: Tokenizer.train(CORPUS[:20000], 300, **options),
+            "train_from_files": lambda: Tokenizer.train_from_files([self.path], 300, workers=2, **options),
+            "train_from_counts": lambda: Tokenizer.train_from_counts(
+                bpe.count_chunks([CORPUS[:20000]], "o200k"), 300,
+                superbpe_counts=bpe.count_chunks([CORPUS[:20000]], "superbpe"), **options),
+        }
+        for name, call in calls.items():
+            with self.subTest(entry=name), option_checks() as log:
+                call()
+                self.assert_once(log)
+
+    def test_the_command_line_is_one_call_into_the_api(self):
+        out = os.path.join(self.folder.name, "tok.json")
+        with option_checks() as log:
+            result = run_here("train", self.path, "--bytes", "--vocab-size", "300", "--superbpe", "30",
+                              "--ties", "first-seen", "--min-count", "3", "-o", out)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assert_once(log)
+        self.assertEqual(Tokenizer.load(out).merges, Tokenizer.train_from_files(
+            [self.path], 300, byte_level=True, superbpe=30, ties="first-seen", min_count=3).merges)

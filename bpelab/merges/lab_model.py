@@ -1,0 +1,145 @@
+"""The lab's own kind of model: what ``bpe.Tokenizer`` encodes and decodes with, and the interface every kind has.
+
+``bpe.Tokenizer(alphabet, merges)`` rebuilds its IDs from the base tokens
+and the merges; ``LabModel`` holds the tables that encode and decode with
+them: each chunk of the named pattern starts as its characters (or bytes)
+and goes through ``engine.encode_chunk``, which equals
+``bpe.reference_encode``, each distinct chunk once (``engine.ChunkCache``).
+An imported model (``bpelab.imported.models``) answers the same, so the
+``Tokenizer`` never asks which kind it holds. Every model has:
+
+- the ``Tokenizer``'s public attributes ``byte_level``, ``pattern``,
+  ``alphabet``, ``merges``, ``vocab``, ``ids``, ``special_tokens``,
+  ``add_prefix_space`` and ``pipeline`` (None for the lab's own kind);
+- ``segments(text, allowed_special, disallowed_special)``: the text cut
+  around its special (or added) tokens, ``(text, None)`` and ``(None, ID)``;
+- ``encode_segment(text, ids, dropout)``: the IDs of one such stretch
+  appended to ``ids``; ``chunks(text)``: its chunks; ``start_ids(chunk)``: a
+  chunk's IDs before any merge; ``cache[chunk]``: a chunk's IDs after them;
+- ``decoded``: what each ID decodes to (bytes where ``decodes_bytes``, else
+  text), and ``decode(ids, skip_special_tokens)``: the text of IDs;
+- ``offers_dropout``, ``skips_special_tokens`` (``decode``'s default) and
+  ``description``: what kind of model it is (``bpe.Tokenizer.describe``).
+"""
+
+import functools
+from itertools import chain
+
+from bpelab import checks
+from bpelab.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE, SINGLE_BYTES
+from bpelab.merges import engine
+from bpelab.text import blocks, patterns, specials
+
+
+class LabModel:
+    """The lab's kind of model: IDs rebuilt from the base tokens and the merges, text cut by a named pattern.
+
+    At the character level ID 0 is ``<unk>``, then the alphabet in sorted
+    order; at the byte level IDs 0-255 are the 256 single bytes (in byte
+    order for our own training). Then one ID per merge in the order learned,
+    then the special tokens (a dict may leave gaps before them).
+    """
+
+    pipeline = None  # (an imported model's steps around BPE: the lab's kind has none)
+    offers_dropout, skips_special_tokens = True, False  # (see ``description``)
+
+    def __init__(self, alphabet, merges, byte_level, pattern, special_tokens, add_prefix_space):
+        checks.check_prefix_space(add_prefix_space, byte_level)
+        pattern = patterns.DEFAULT_PATTERN[byte_level] if pattern is None else pattern
+        patterns.check_pattern(pattern)
+        if byte_level:
+            base = checks.check_byte_alphabet(alphabet)
+        else:
+            checks.check_alphabet(alphabet)
+            base = [checks.UNK, *alphabet]
+        ordinary = base + checks.check_merges(merges, base)
+        self.special_tokens = specials.special_token_ids(special_tokens, ordinary, byte_level)
+        self.byte_level, self.pattern, self.add_prefix_space = byte_level, pattern, add_prefix_space
+        self.decodes_bytes = byte_level
+        self.alphabet = base if byte_level else base[1:]
+        self.merges = [(left, right) for left, right in merges]
+        gap = max(self.special_tokens.values(), default=-1) + 1 - len(ordinary)
+        self.vocab = ordinary + [None] * gap
+        for text, token_id in self.special_tokens.items():
+            self.vocab[token_id] = text
+        self.ids = {token: token_id for token_id, token in enumerate(ordinary)}
+        self.prepare()
+
+    def prepare(self):
+        """Make the tables encoding and decoding use.
+
+        ``merged_id`` maps a pair of IDs to the ID of its merge (the fast
+        engine works on IDs), ``decoded`` holds what each ID decodes to
+        (bytes at the byte level), and ``cache`` each chunk's IDs once encoded.
+        """
+        ids = self.ids
+        self.merged_id = {(ids[left], ids[right]): ids[left + right] for left, right in self.merges}
+        if self.byte_level:
+            self.byte_ids = bytes(ids[char] for char in BYTE_TO_CHAR)  # a bytes.translate table: byte -> ID
+            decoded = [SINGLE_BYTES[CHAR_TO_BYTE[char]] for char in self.alphabet]
+        else:
+            self.character_id = {char: token_id for token_id, char in enumerate(self.alphabet, 1)}
+            decoded = [checks.REPLACEMENT_CHARACTER, *self.alphabet]
+        for left, right in self.merges:  # a merged token's text is its parts' text
+            decoded.append(decoded[ids[left]] + decoded[ids[right]])
+        decoded += [None] * (len(self.vocab) - len(decoded))
+        for text, token_id in self.special_tokens.items():
+            decoded[token_id] = text.encode("utf-8") if self.byte_level else text
+        self.decoded = decoded
+        self.cut = patterns.chunker(self.pattern)
+        self.cache = engine.ChunkCache(self.encode_chunk)
+        self.matcher = specials.SpecialTokenMatcher(self.special_tokens)
+
+    def segments(self, text, allowed_special, disallowed_special):
+        """``text`` cut around its special tokens, by tiktoken's rules (``bpelab.text.specials``)."""
+        return self.matcher.segments(text, allowed_special, disallowed_special)
+
+    def encode_segment(self, text, ids, dropout=None):
+        """Append the IDs of ``text``, which holds no special token, to ``ids``.
+
+        Each chunk starts as its characters (or bytes) and goes through
+        ``encode_chunk``, which equals ``reference_encode``. Each distinct chunk
+        is encoded once and remembered, so text that repeats its words (all
+        text does) costs little more than chunking.
+        """
+        for block in self.blocks_of(text):
+            if dropout is None:
+                ids.extend(chain.from_iterable(map(self.cache.__getitem__, self.cut(block))))
+            else:  # never through the cache, which holds the chunks' IDs without dropout
+                ids.extend(dropout.encode(map(self.start_ids, self.cut(block)), self.merged_id))
+            self.cache = self.cache.renewed()
+
+    def blocks_of(self, text):
+        """Text in blocks that end at safe cuts, with a prefix space in front if asked and needed."""
+        if self.add_prefix_space and text and not text.startswith(" "):
+            text = " " + text
+        return blocks.safe_blocks(blocks.text_blocks(text, blocks.BLOCK_SIZE), self.pattern)
+
+    def chunks(self, text):
+        """The chunks of a stretch of text, as ``encode_segment`` cuts it."""
+        return [chunk for block in self.blocks_of(text) for chunk in self.cut(block)]
+
+    def encode_chunk(self, chunk):
+        """A chunk's IDs, as a tuple, through the fast encoder (the cache calls this for chunks it lacks)."""
+        return tuple(engine.encode_chunk(self.start_ids(chunk), self.merged_id))
+
+    def start_ids(self, chunk):
+        """The IDs of a chunk before any merge: its bytes, or its characters (unknown ones 0)."""
+        if self.byte_level:
+            return chunk.encode("utf-8").translate(self.byte_ids)
+        known = self.character_id
+        return [known.get(char, 0) for char in chunk]
+
+    def decode(self, ids, skip_special_tokens):
+        """The text of ``ids``: their bytes as UTF-8 (U+FFFD where invalid), or their characters."""
+        skipped = self.special_tokens.values() if skip_special_tokens else ()
+        values = checks.decoded_values(ids, self.decoded, skipped)
+        return b"".join(values).decode("utf-8", errors="replace") if self.byte_level else "".join(values)
+
+    @functools.cached_property
+    def description(self):
+        """What kind of model this is (see ``Tokenizer.describe``)."""
+        return {"base": "bytes" if self.byte_level else f"characters + {checks.UNK}",
+                "unknown_id": None if self.byte_level else 0, "decodes_bytes": self.decodes_bytes,
+                "ignore_merges": False, "one_merge_at_a_time": False, "added_ids": frozenset(),
+                "pipeline": [], "dropout": self.offers_dropout, "skip_special_tokens": self.skips_special_tokens}
