@@ -7,6 +7,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 from collections import Counter
 from unittest import mock
@@ -227,3 +228,25 @@ class EachOptionIsCheckedOnceTests(unittest.TestCase):
             self.assert_once(log)
         self.assertEqual(Tokenizer.load(out).merges, Tokenizer.train_from_files(
             [self.path], 300, byte_level=True, superbpe=30, ties="first-seen", min_count=3).merges)
+
+
+class InputReadOnceTests(unittest.TestCase):
+    """Input that cannot be read again (a pipe, an open stream) is read by the parent, workers or not (issue 28.11)."""
+
+    def test_a_pipe_and_a_stream_train_as_the_file_does(self):
+        text = CORPUS[:30000]
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "corpus.txt")
+            with open(path, "w", encoding="utf-8") as stream:
+                stream.write(text)
+            expected = Tokenizer.train_from_files([path], 400, byte_level=True, superbpe=20).merges
+            fifo = os.path.join(folder, "pipe")
+            os.mkfifo(fifo)
+            writer = threading.Thread(target=lambda: open(fifo, "w", encoding="utf-8").write(text))
+            writer.start()
+            through_pipe = Tokenizer.train_from_files([fifo], 400, byte_level=True, superbpe=20, workers=2)
+            writer.join()
+            with open(path, "rb") as stream:
+                through_stream = Tokenizer.train_from_files([stream], 400, byte_level=True, superbpe=20, workers=2)
+        self.assertEqual(through_pipe.merges, expected)
+        self.assertEqual(through_stream.merges, expected)
