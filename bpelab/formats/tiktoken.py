@@ -78,12 +78,14 @@ def recover_pairs(token_bytes, path, line_numbers, replay_from=64):
     ``encode_chunk``, which takes n log n time where trying every cut of a
     long token would take quadratic time. Both find the same pair (see above).
     """
-    rank_of = {token: rank for rank, token in enumerate(token_bytes)}
+    rank_of = {token: rank for rank, token in enumerate(token_bytes) if token is not None}
     single_ids = bytes(rank_of[byte] for byte in SINGLE_BYTES)  # a bytes.translate table: byte -> its rank
     parts = [None] * len(token_bytes)
     merged_id = {}
     for rank in range(256, len(token_bytes)):
         token = token_bytes[rank]
+        if token is None:  # a rank no token has (a special token's ID, p50k's 50256)
+            continue
         pair = _pair_by_cuts(token, rank, rank_of, merged_id, parts) if len(token) < replay_from else None
         if pair is None:
             pair = encode_chunk(token.translate(single_ids), merged_id)
@@ -126,27 +128,34 @@ def load_tiktoken(cls, path: PathLike, pattern: str, special_tokens: Optional[Ma
     data = read_file_bytes(path) if raw is None else raw
     if data[:2] == b"\x1f\x8b":
         data = gunzip(data, path)
-    token_bytes, line_numbers = _parse_ranks(data, path)
-    display = [bytes_to_display(token) for token in token_bytes]
-    merges = [(display[left], display[right]) for left, right in recover_pairs(token_bytes, path, line_numbers)[256:]]
+    token_bytes, line_numbers = _parse_ranks(data, path, len(special_tokens or ()))
+    missing = next((rank for rank, token in enumerate(token_bytes)
+                    if token is None and rank not in (special_tokens or {}).values()), None)
+    if missing is not None:
+        raise ValueError(f"{named(path)}: no token has rank {missing:,}, and no special token takes that ID; the "
+                         "ranks are 0 to the number of tokens - 1, each once, but for the special tokens' IDs")
+    display = [None if token is None else bytes_to_display(token) for token in token_bytes]
+    merges = [(display[pair[0]], display[pair[1]]) for pair in recover_pairs(token_bytes, path, line_numbers)[256:]
+              if pair is not None]
     try:
         return cls(display[:256], merges, byte_level=True, pattern=pattern, special_tokens=special_tokens or {})
     except ValueError as error:
         raise ValueError(f"{named(path)}: {error}") from None
 
 
-def _parse_ranks(data, path):
+def _parse_ranks(data, path, gaps=0):
     """The token bytes of a ``.tiktoken`` file and the line each is on, by rank; malformed lines are refused.
 
     Each line holds the canonical base64 of a token and its rank in ASCII
     digits, separated by whitespace (as tiktoken reads it: line ends may be
     ``\\r\\n``, and empty lines are skipped); the ranks are 0 to the number of
-    tokens - 1, each once, and ranks 0-255 are the 256 single bytes (in any
-    order).
+    tokens - 1, each once, but for up to ``gaps`` ranks no token has (None
+    there, for special tokens' IDs), and ranks 0-255 are the 256 single
+    bytes (in any order).
     """
     lines = [(number, line) for number, line in enumerate(data.splitlines(), 1) if line]
-    token_bytes = [None] * len(lines)
-    line_numbers = [None] * len(lines)
+    token_bytes = [None] * (len(lines) + gaps)
+    line_numbers = [None] * (len(lines) + gaps)
     for number, line in lines:
         fields = line.split()
         try:
@@ -156,11 +165,15 @@ def _parse_ranks(data, path):
             token = rank = None
         if not token or rank is None or binascii.b2a_base64(token, newline=False) != fields[0]:
             raise ValueError(f"{named(path)}: line {number}: expected 'base64-token rank', found {shown(line)}")
-        if not 0 <= rank < len(lines) or token_bytes[rank] is not None:
+        if not 0 <= rank < len(token_bytes) or token_bytes[rank] is not None:
             raise ValueError(f"{named(path)}: line {number}: rank {shown(rank)} must be new and below "
-                             f"{len(lines):,} (the ranks are 0 to the number of tokens - 1, each once)")
+                             f"{len(token_bytes):,} (the ranks are 0 to the number of tokens - 1, each once, "
+                             "but for special tokens' IDs)")
         token_bytes[rank], line_numbers[rank] = token, number
-    if len(set(token_bytes)) != len(token_bytes):
+    while token_bytes and token_bytes[-1] is None:  # (room left for gaps that were not used)
+        token_bytes.pop()
+        line_numbers.pop()
+    if len(set(token_bytes)) != len(lines) + (None in token_bytes):
         line_of = {}
         for number, line in lines:
             token = binascii.a2b_base64(line.split()[0])
@@ -168,7 +181,7 @@ def _parse_ranks(data, path):
                 raise ValueError(f"{named(path)}: line {number}: the token {shown(token)} is on line "
                                  f"{line_of[token]} too; each token has one rank")
             line_of[token] = number
-    if sorted(token_bytes[:256]) != SINGLE_BYTES:
+    if None in token_bytes[:256] or sorted(token_bytes[:256]) != SINGLE_BYTES:
         raise ValueError(f"{named(path)}: ranks 0-255 must be the 256 single bytes (in any order)")
     return token_bytes, line_numbers
 
@@ -192,11 +205,11 @@ def to_tiktoken(tokenizer) -> dict:
                 "of the two it matches, so this tokenizer cannot be exported to it"
             )
     ids = tokenizer.ids
-    token_bytes = [display_to_bytes(token) for token in tokenizer.vocab[:len(ids)]]
+    token_bytes = {token_id: display_to_bytes(token) for token, token_id in ids.items()}  # an ID is a rank
     byte_ids = bytes(ids[char] for char in BYTE_TO_CHAR)  # a bytes.translate table: byte -> its ID
-    parts = [None] * 256 + [(ids[left], ids[right]) for left, right in tokenizer.merges]
+    parts = {ids[left + right]: (ids[left], ids[right]) for left, right in tokenizer.merges}
     merged_id = {}
-    for rank in range(256, len(token_bytes)):
+    for rank in sorted(parts):
         left, right = parts[rank]
         if not keeps_pair(left, right, merged_id, parts, rank):
             pieces = encode_chunk(token_bytes[rank].translate(byte_ids), merged_id)
@@ -210,7 +223,7 @@ def to_tiktoken(tokenizer) -> dict:
     return {
         "name": "bpe-lab",
         "pat_str": pattern_source(tokenizer.pattern, "rust"),
-        "mergeable_ranks": {token: rank for rank, token in enumerate(token_bytes)},
+        "mergeable_ranks": {token: rank for rank, token in sorted(token_bytes.items())},
         "special_tokens": dict(tokenizer.special_tokens),
     }
 

@@ -53,17 +53,29 @@ class LabModel:
             checks.check_alphabet(alphabet)
             base = [checks.UNK, *alphabet]
         ordinary = base + checks.check_merges(merges, base)
-        self.special_tokens = specials.special_token_ids(special_tokens, ordinary, byte_level)
+        self.special_tokens = specials.special_token_ids(special_tokens, ordinary, byte_level, len(base))
         self.byte_level, self.pattern, self.add_prefix_space = byte_level, pattern, add_prefix_space
         self.decodes_bytes = byte_level
         self.alphabet = base if byte_level else base[1:]
         self.merges = [(left, right) for left, right in merges]
-        gap = max(self.special_tokens.values(), default=-1) + 1 - len(ordinary)
-        self.vocab = ordinary + [None] * gap
-        for text, token_id in self.special_tokens.items():
-            self.vocab[token_id] = text
-        self.ids = {token: token_id for token_id, token in enumerate(ordinary)}
+        self.ids = dict(zip(ordinary, specials.ordinary_ids(len(ordinary), self.special_tokens.values())))
+        self.vocab = self.by_id(ordinary, lambda text: text)
         self.prepare()
+
+    def by_id(self, values, special_value):
+        """A list of each ID's entry: ``values`` (one per ordinary token, in order) at their IDs, each special
+        ID's ``special_value(text)`` of its first text, None in a gap."""
+        last = max(self.ids.values(), default=-1)
+        if last == len(values) - 1:
+            listed = list(values)  # (the usual case: the special tokens after the ordinary ones)
+        else:
+            listed = [None] * (last + 1)
+            for token_id, value in zip(self.ids.values(), values):
+                listed[token_id] = value
+        listed += [None] * (max(self.special_tokens.values(), default=-1) + 1 - len(listed))
+        for text, token_id in reversed(list(self.special_tokens.items())):  # (the first text of an ID wins)
+            listed[token_id] = special_value(text)
+        return listed
 
     def prepare(self):
         """Make the tables encoding and decoding use.
@@ -76,16 +88,14 @@ class LabModel:
         self.merged_id = {(ids[left], ids[right]): ids[left + right] for left, right in self.merges}
         if self.byte_level:
             self.byte_ids = bytes(ids[char] for char in BYTE_TO_CHAR)  # a bytes.translate table: byte -> ID
-            decoded = [SINGLE_BYTES[CHAR_TO_BYTE[char]] for char in self.alphabet]
+            texts = [SINGLE_BYTES[CHAR_TO_BYTE[char]] for char in self.alphabet]
         else:
-            self.character_id = {char: token_id for token_id, char in enumerate(self.alphabet, 1)}
-            decoded = [checks.REPLACEMENT_CHARACTER, *self.alphabet]
-        for left, right in self.merges:  # a merged token's text is its parts' text
-            decoded.append(decoded[ids[left]] + decoded[ids[right]])
-        decoded += [None] * (len(self.vocab) - len(decoded))
-        for text, token_id in self.special_tokens.items():
-            decoded[token_id] = text.encode("utf-8") if self.byte_level else text
-        self.decoded = decoded
+            self.character_id = {char: ids[char] for char in self.alphabet}
+            texts = [checks.REPLACEMENT_CHARACTER, *self.alphabet]
+        at = ids if max(ids.values()) == len(ids) - 1 else {token: place for place, token in enumerate(ids)}
+        for left, right in self.merges:  # a merged token's text is its parts' text (``at``: its place)
+            texts.append(texts[at[left]] + texts[at[right]])
+        self.decoded = self.by_id(texts, (lambda text: text.encode("utf-8")) if self.byte_level else str)
         self.cut = patterns.chunker(self.pattern)
         self.cache = engine.ChunkCache(self.encode_chunk)
         self.matcher = specials.SpecialTokenMatcher(self.special_tokens)

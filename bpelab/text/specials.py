@@ -49,15 +49,21 @@ MAX_UNUSED_IDS = 1 << 20
 """How many IDs special tokens may leave unused (cl100k and o200k leave fewer than 20)."""
 
 
-def special_token_ids(special_tokens, ordinary, byte_level):
+def special_token_ids(special_tokens, ordinary, byte_level, base_size=None):
     """The special tokens as text -> ID, checked.
 
-    A list takes the IDs after the ordinary tokens, in order; a dict gives
-    each its ID, which may leave gaps but may not fall among the ordinary
-    tokens. At the character level a special token may not equal an ordinary
-    one (both are text); at the byte level ordinary tokens are display
-    strings, so the two namespaces are separate.
+    A list takes the IDs after the ordinary tokens, in order. A dict gives
+    each its ID, which may leave gaps and may sit among the merged tokens'
+    IDs (p50k's ``<|endoftext|>`` is ID 50256, inside its ranks), never on a
+    base token's (the first ``base_size`` of ``ordinary``, all of them when
+    None): the merged tokens then take, in order, the IDs no special token
+    has (``ordinary_ids``). Several texts may share one ID (gpt-oss's
+    ``<|endofprompt|>`` and ``<|reserved_200018|>``): each encodes to it, and
+    it decodes to the first of them. At the character level a special token
+    may not equal an ordinary one (both are text); at the byte level ordinary
+    tokens are display strings, so the two namespaces are separate.
     """
+    base_size = len(ordinary) if base_size is None else base_size
     if isinstance(special_tokens, dict):
         given = special_tokens
     else:
@@ -68,25 +74,38 @@ def special_token_ids(special_tokens, ordinary, byte_level):
                 raise ValueError(f"special token {shown(text)} is given twice")
             given[text] = len(ordinary) + len(given)
     taken = set() if byte_level else set(ordinary)
-    used_ids = {}
     for text, token_id in given.items():
         check_special_text(text, byte_level)
         if text in taken:
             raise ValueError(f"special token {shown(text)} is already an ordinary token")
-        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < len(ordinary):
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < base_size:
             raise ValueError(
                 f"special token {shown(text)} has ID {shown(token_id)}; special tokens take int IDs "
-                f"from {len(ordinary):,} on (the IDs below belong to the ordinary tokens)"
+                f"from {base_size:,} on (the IDs below belong to the base tokens)"
             )
-        if token_id in used_ids:
-            raise ValueError(f"special tokens {shown(used_ids[token_id])} and {shown(text)} share ID {token_id}")
-        used_ids[token_id] = text
-    highest = len(ordinary) + len(given) - 1 + MAX_UNUSED_IDS
+    highest = len(ordinary) + len(set(given.values())) - 1 + MAX_UNUSED_IDS
     for text, token_id in given.items():
         if token_id > highest:  # the vocabulary is a list with a place for every ID, used or not
             raise ValueError(f"special token {shown(text)} has ID {shown(token_id)}; special tokens may leave at "
                              f"most {MAX_UNUSED_IDS:,} IDs unused, so here the highest ID is {highest:,}")
     return dict(given)
+
+
+def ordinary_ids(count, special_ids):
+    """The IDs of ``count`` ordinary tokens in order: 0, 1, 2, ..., each ID a special token has left out.
+
+    >>> ordinary_ids(5, {2})
+    [0, 1, 3, 4, 5]
+    """
+    taken = sorted(token_id for token_id in set(special_ids) if token_id < count + len(special_ids))
+    found, start = [], 0
+    for token_id in taken + [None]:
+        stop = count - len(found) + start if token_id is None else min(token_id, count - len(found) + start)
+        found.extend(range(start, stop))
+        if token_id is None or len(found) == count:
+            break
+        start = token_id + 1
+    return found
 
 
 def special_finder(texts):

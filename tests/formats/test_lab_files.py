@@ -50,7 +50,7 @@ class FormatTwoTests(unittest.TestCase):
             (dict(good, pattern=" ?\\w+"), "unknown pattern"),
             (dict(good, pattern=["gpt2"]), "must be the name of a built-in pattern"),
             (dict(good, pattern=None), "must be the name of a built-in pattern"),
-            (dict(good, special_tokens={"<|endoftext|>": 7}), "special tokens take int IDs from 399 on"),
+            (dict(good, special_tokens={"<|endoftext|>": 7}), "special tokens take int IDs from 256 on"),
             (dict(good, special_tokens={"<|endoftext|>": True}), "int IDs"),
             (dict(good, bytes=bpe.BYTE_TO_CHAR[::-1][:255]), "256 GPT-2 display characters"),
             (dict(good, special_tokens=["<|endoftext|>"]), "object mapping"),

@@ -25,13 +25,16 @@ from bpe import Tokenizer
 from bpelab.formats import gpt2, official, tiktoken_cache
 from tests.clients import official_tokenizer, require_module, require_official, skip_or_fail
 from tests.in_process import run_here
+from make_corpus import corpus
 from tests import ROOT
 
 CL100K = "cl100k_base.tiktoken"
 
 # Official facts, copied in from tiktoken 0.14.0's tiktoken_ext/openai_public.py.
-TIKTOKEN_NAMES = {"gpt2": "gpt2", "r50k": "r50k_base", "cl100k": "cl100k_base", "o200k": "o200k_base"}
-N_VOCAB = {"gpt2": 50257, "r50k": 50257, "cl100k": 100277, "o200k": 200019}
+TIKTOKEN_NAMES = {"gpt2": "gpt2", "r50k": "r50k_base", "p50k": "p50k_base", "p50k_edit": "p50k_edit",
+                  "cl100k": "cl100k_base", "o200k": "o200k_base", "o200k_harmony": "o200k_harmony"}
+N_VOCAB = {"gpt2": 50257, "r50k": 50257, "p50k": 50281, "p50k_edit": 50284, "cl100k": 100277, "o200k": 200019,
+           "o200k_harmony": 201088}
 
 
 def random_text(rng, specials):
@@ -65,19 +68,22 @@ def bundled(filename):
 class SameAsTiktoken(unittest.TestCase):
     """Each name gives tiktoken's IDs for the encoding of that name, on random texts with every special token."""
 
-    def check(self, name):
+    def theirs(self, name):
+        """tiktoken's own encoding of that name, read from the very files the lab found."""
         import tiktoken
 
-        tok = official_tokenizer(name)
         with tempfile.TemporaryDirectory() as folder:
-            for filename in tiktoken_cache.FILES:  # tiktoken reads the very files the lab found
+            for filename in tiktoken_cache.FILES:
                 for path, data in tiktoken_cache.candidates(filename):
                     if hashlib.sha256(data).hexdigest() == tiktoken_cache.FILES[filename][1]:
                         with open(os.path.join(folder, tiktoken_cache.cache_name(filename)), "wb") as stream:
                             stream.write(data)
                         break
             with mock.patch.dict(os.environ, {"TIKTOKEN_CACHE_DIR": folder}):
-                encoding = tiktoken.get_encoding(TIKTOKEN_NAMES[name])
+                return tiktoken.get_encoding(TIKTOKEN_NAMES[name])
+
+    def check(self, name):
+        tok, encoding = official_tokenizer(name), self.theirs(name)
         self.assertEqual((len(tok), encoding.n_vocab), (N_VOCAB[name], N_VOCAB[name]))
         self.assertEqual(set(tok.special_tokens), encoding.special_tokens_set)
         rng = random.Random(name)
@@ -85,6 +91,13 @@ class SameAsTiktoken(unittest.TestCase):
             text = random_text(rng, tok.special_tokens)
             self.assertEqual(tok.encode(text, allowed_special="all"), encoding.encode(text, allowed_special="all"),
                              text)
+        special_ids = sorted(set(tok.special_tokens.values()))
+        for token_id in special_ids + rng.sample(range(len(tok)), 300):
+            if tok.vocab[token_id] is not None:
+                self.assertEqual(tok.decode_bytes([token_id]), encoding.decode_single_token_bytes(token_id), token_id)
+        ids = [rng.choice(special_ids) if rng.random() < 0.2 else rng.randrange(special_ids[0]) for _ in range(500)]
+        ids = [token_id for token_id in ids if tok.vocab[token_id] is not None]
+        self.assertEqual(tok.decode(ids), encoding.decode(ids))
 
     @require_module("tiktoken")
     @require_official("cl100k")
@@ -95,6 +108,31 @@ class SameAsTiktoken(unittest.TestCase):
     @require_official("o200k")
     def test_o200k(self):
         self.check("o200k")
+
+    @require_module("tiktoken")
+    @require_official("p50k", "r50k")
+    def test_p50k_whose_end_of_text_sits_inside_its_ranks(self):
+        self.check("p50k")
+        p50k, r50k = official_tokenizer("p50k"), official_tokenizer("r50k")
+        self.assertEqual((p50k.vocab[50255:50258], p50k.merges[:50000]), (["Ġgazed", "<|endoftext|>", "ĠĠ"],
+                                                                          r50k.merges[:50000]))
+        from tests.formats.test_vocabularies import SENTENCES, licence_text, source_text
+        encoding = self.theirs("p50k")
+        for text in [corpus(), source_text(300_000), licence_text(100_000), *SENTENCES]:  # the vocabulary tests' texts
+            self.assertEqual(p50k.encode(text, disallowed_special=()), encoding.encode_ordinary(text), text[:40])
+
+    @require_module("tiktoken")
+    @require_official("p50k")
+    def test_p50k_edit(self):
+        self.check("p50k_edit")
+
+    @require_module("tiktoken")
+    @require_official("o200k")
+    def test_o200k_harmony_where_two_texts_share_an_id(self):
+        self.check("o200k_harmony")
+        harmony = official_tokenizer("o200k_harmony")
+        self.assertEqual(harmony.encode("<|endofprompt|><|reserved_200018|>", allowed_special="all"), [200018] * 2)
+        self.assertEqual(harmony.merges[:1000], official_tokenizer("o200k").merges[:1000])
 
     @require_module("tiktoken")
     @require_official("gpt2")
@@ -221,31 +259,22 @@ class Finding(unittest.TestCase):
 
 class Refusals(unittest.TestCase):
 
-    def test_p50k_and_harmony_are_refused_by_name_with_the_reason(self):
-        for name in ("p50k", "p50k_base", "p50k_edit"):
-            with self.assertRaisesRegex(ValueError, rf"^{name} is not supported: its file leaves ID 50256 "
-                                                    r"\(<\|endoftext\|>\) in the middle .* r50k_base \(also called gpt2\)"):
-                Tokenizer.load_named(name)
-        with self.assertRaisesRegex(ValueError, r"^o200k_harmony is not supported: it gives two special tokens, "
-                                                r"<\|endofprompt\|> and <\|reserved_200018\|>, the same ID 200018"):
-            Tokenizer.load_named("o200k_harmony")
-
     def test_unknown_names_and_wrong_types(self):
         with self.assertRaisesRegex(ValueError, r"^'o200' is no official vocabulary's name; the names are gpt2, r50k"):
             Tokenizer.load_named("o200")
         with self.assertRaisesRegex(TypeError, "name must be a str"):
             Tokenizer.load_named(b"o200k")
 
-    @require_official("gpt2")
-    def test_p50ks_own_file_is_refused_too(self):
+    @require_official("p50k")
+    def test_p50ks_own_file_opens_as_p50k_base(self):
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "p50k_base.tiktoken")
             for candidate, data in tiktoken_cache.candidates("p50k_base.tiktoken"):
                 shutil.copy(candidate, path)
             if not os.path.exists(path):
                 skip_or_fail("p50k_base.tiktoken is not in tiktoken's cache")
-            with self.assertRaisesRegex(ValueError, "^p50k_base is not supported: its file leaves ID 50256"):
-                official.open_tokenizer(Tokenizer, path)
+            opened = official.open_tokenizer(Tokenizer, path)
+        self.assertEqual((len(opened), opened.special_tokens), (50281, {"<|endoftext|>": 50256}))
 
 
 class TheCommandLine(unittest.TestCase):
@@ -265,9 +294,10 @@ class TheCommandLine(unittest.TestCase):
             shutil.copy(os.path.join(ROOT, "tokenizer.json"), os.path.join(folder, "o200k"))
             result = self.run_bpe("encode", "-t", "o200k", "mia has a red ball.", cwd=folder)
             self.assertEqual((result.returncode, result.stdout), (0, "58 36 33 89 85 4\n"), result.stderr)
-            result = self.run_bpe("encode", "-t", "p50k", "x", cwd=folder)
+            result = self.run_bpe("encode", "-t", "p51k", "x", cwd=folder)
         self.assertEqual(result.returncode, 1)
-        self.assertTrue(result.stderr.startswith("bpe: p50k is not supported: its file leaves ID 50256"), result.stderr)
+        self.assertTrue(result.stderr.startswith("bpe: p51k: no such file, nor an official vocabulary's name"),
+                        result.stderr)
         self.assertEqual(result.stderr.count("\n"), 1)
 
 

@@ -41,7 +41,7 @@ class SpecialTokenTests(unittest.TestCase):
         for specials, message in ((["a b"], "whitespace"), (["<s>", "<s>"], "given twice"),
                                   ([""], "non-empty"), (["a"], "already an ordinary token"), ("<s>", "list"),
                                   ([UNK], "unknown-character token"), ({"<s>": 2}, "IDs from 3 on"),
-                                  ({"<s>": 4, "<t>": 4}, "share ID 4"), ({"<s>": True}, "int IDs")):
+                                  ({"<s>": True}, "int IDs")):
             with self.subTest(specials=specials), self.assertRaisesRegex(ValueError, message):
                 Tokenizer(["a", "b"], [], special_tokens=specials)
         with self.assertRaisesRegex(ValueError, "not a special token"):
@@ -52,6 +52,18 @@ class SpecialTokenTests(unittest.TestCase):
             BYTES.encode("x", allowed_special=[[1]])
         with self.assertRaisesRegex(ValueError, "lone surrogate"):
             Tokenizer(None, [], byte_level=True, special_tokens=["<\ud800>"])
+
+
+    def test_a_special_token_may_sit_among_the_merges_and_share_an_id(self):
+        """As p50k's <|endoftext|> (50256, inside its ranks) and o200k_harmony's two texts of ID 200018 do."""
+        tokenizer = Tokenizer(["a", "b", "c"], [("a", "b"), ("ab", "c")], special_tokens={"<s>": 4, "<t>": 4, "<u>": 7})
+        self.assertEqual(tokenizer.vocab, ["<unk>", "a", "b", "c", "<s>", "ab", "abc", "<u>"])
+        self.assertEqual((tokenizer.ids["ab"], tokenizer.ids["abc"]), (5, 6))
+        self.assertEqual(tokenizer.encode("abc<t>ab<s>", allowed_special="all"), [6, 4, 5, 4])
+        self.assertEqual(tokenizer.decode([6, 4, 5, 7]), "abc<s>ab<u>")  # (the first text of an ID decodes)
+        self.assertEqual(Tokenizer.from_json(tokenizer.to_json()).vocab, tokenizer.vocab)
+        lab = Tokenizer(["a", "b", "c"], [("a", "b"), ("ab", "c")], special_tokens={"<s>": 6})
+        self.assertEqual(lab.decode(lab.encode("abcab<s>", allowed_special="all")), "abcab<s>")
 
 
 if __name__ == "__main__":
