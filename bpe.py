@@ -586,6 +586,7 @@ class Tokenizer:
     from_bytes = classmethod(in_memory.from_bytes)  # course material's dict[int, bytes] and merges
     to_bytes = in_memory.to_bytes
     encode_iterable = streaming.encode_iterable  # IDs of a long stream of text, lazily
+    decode_stream = streaming.decode_stream  # text of IDs a few at a time, whole characters only
 
 
 # --------------------------------------------------------------------------

@@ -1,4 +1,7 @@
-"""Encoding a stream of text lazily: ``Tokenizer.encode_iterable``, equal to ``bpe.Tokenizer.encode`` of it joined.
+"""Streams: text encoded lazily (``encode_iterable``, equal to ``bpe.Tokenizer.encode`` of it joined), IDs decoded a few at a time.
+
+``DecodeStream`` (``Tokenizer.decode_stream``, at the end) gives text only
+once it is whole characters, as Hugging Face's ``DecodeStream`` does.
 
 An open file, a generator of lines, a list of pieces cut anywhere (inside a
 word, a character's combining marks, a ``\\r\\n``, a special token): the IDs
@@ -134,3 +137,77 @@ def special_safe(rule_cut, texts):
         return -1
 
     return cut
+
+
+def decode_stream(tokenizer, ids: Iterable[int] = (), *, skip_special_tokens=None) -> "DecodeStream":
+    """A ``DecodeStream`` of ``tokenizer`` (``Tokenizer.decode_stream``), starting after ``ids``.
+
+    >>> from bpe import Tokenizer
+    >>> stream = Tokenizer(None, [], byte_level=True).decode_stream()
+    >>> [stream.step(byte) for byte in "é!".encode("utf-8")], stream.finish()
+    ([None, 'é', '!'], '')
+
+    ``skip_special_tokens`` is ``decode``'s (by default, as ``decode`` does).
+    """
+    return DecodeStream(tokenizer, () if ids is None else ids, skip_special_tokens)
+
+
+class DecodeStream:
+    """Decoding a stream of IDs a few at a time (``Tokenizer.decode_stream``): text only once it is whole.
+
+    A chat program decodes each ID as a model gives it, and must never print
+    half a character. ``step(id)`` (or ``step(ids)``) gives the new text, or
+    None while the IDs so far end inside a character; the steps are those of
+    Hugging Face ``tokenizers``' ``decoders.DecodeStream`` 0.23.3, step for
+    step. It holds a window of IDs and the text that window decoded to
+    (``prefix``): each step decodes the window with the new IDs, and once that
+    is longer than the prefix and does not end in U+FFFD, gives the difference
+    and moves the window on past the prefix. A window is what a decoder needs
+    to see to decode the next IDs as it decodes them in the whole (a space a
+    SentencePiece decoder strips only at the start, say). ``finish()`` gives
+    what is left, an incomplete character as U+FFFD, so the steps joined and
+    ``finish()`` give ``decode`` of all the IDs. An ID outside the vocabulary
+    is the error ``decode`` gives, and the stream is left as it was.
+    """
+
+    def __init__(self, tokenizer, ids=(), skip_special_tokens=None):
+        self.tokenizer, self.skip_special_tokens = tokenizer, skip_special_tokens
+        self.ids = list(ids)
+        self.decoded(self.ids)  # checks them
+        self.prefix, self.prefix_index = "", 0
+
+    def decoded(self, ids):
+        """``decode`` of ``ids`` with the stream's choice of special tokens."""
+        return self.tokenizer.decode(ids, skip_special_tokens=self.skip_special_tokens)
+
+    def step(self, ids):
+        """The text that the ID (or list of IDs) ``ids`` completes, or None while a character is still open."""
+        new = [ids] if isinstance(ids, int) and not isinstance(ids, bool) else list(ids)
+        self.decoded(new)  # an unknown ID is refused before the window changes
+        if not self.prefix and self.ids:
+            earlier = self.decoded(self.ids)
+            if not earlier.endswith("\ufffd"):
+                self.prefix, self.prefix_index = earlier, len(self.ids)
+        self.ids += new
+        text = self.decoded(self.ids)
+        if len(text.encode("utf-8", "surrogatepass")) <= len(self.prefix.encode("utf-8", "surrogatepass")) \
+                or text.endswith("\ufffd"):
+            return None
+        new_text = self.after_prefix(text)
+        later = len(self.ids) - self.prefix_index
+        self.ids = self.ids[self.prefix_index:]
+        self.prefix, self.prefix_index = self.decoded(self.ids), later
+        return new_text
+
+    def after_prefix(self, text):
+        """What ``text``, the window decoded, adds to the text the window gave before."""
+        if not text.startswith(self.prefix):
+            raise ValueError(f"decoding the stream's window gave {shown(text[:40])}, which does not begin with "
+                             f"the text it gave before, {shown(self.prefix[:40])}: this decoder cannot stream")
+        return text[len(self.prefix):]
+
+    def finish(self):
+        """What the IDs since the last text decode to (an incomplete character as U+FFFD); the stream is emptied."""
+        left = self.after_prefix(self.decoded(self.ids))
+        self.ids, self.prefix, self.prefix_index = [], "", 0
+        return left

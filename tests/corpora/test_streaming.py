@@ -14,6 +14,7 @@ import unittest
 from unittest import mock
 
 from bpe import SpecialTokenInText, Tokenizer
+from bpelab.imported.sentencepiece import token_byte
 from bpelab.text import blocks
 from tests.clients import official_tokenizer, require_module, require_official
 from tests.formats.test_gpt2_files import HF_DATA, ROBERTA_SPECIALS, corpus_lines, roberta_like, texts
@@ -166,3 +167,117 @@ class MemoryAndRefusalTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+DECODE_STREAM_SEQUENCES = int(os.environ.get("BPE_LAB_DECODE_STREAM_SEQUENCES", "500"))
+"""How many random ID sequences the seven tokenizers decode as streams, in all; a later ``.ci/run`` step asks for
+10,000."""
+
+OPEN_MODELS = ("llama3", "gptoss", "qwen3", "deepseek_v3", "llama2", "gemma3")
+
+
+def random_ids(rng, tokenizer, count, byte_tokens=True):
+    """``count`` random ID sequences: ordinary IDs (byte tokens, so characters split, and byte fallback's <0xXX>
+    unless told not to), special ones now and then, every ID one the vocabulary has."""
+    used = [token_id for token_id, token in enumerate(tokenizer.vocab) if token is not None
+            and (byte_tokens or token_byte(token) is None)]
+    base = [tokenizer.ids[token] for token in tokenizer.alphabet if token in tokenizer.ids]
+    bytes_ = [token_id for token_id in base if len(tokenizer.token_bytes(token_id)) == 1
+              and (byte_tokens or token_byte(tokenizer.vocab[token_id]) is None)]
+    specials = sorted(set(tokenizer.special_tokens.values()))
+    pools = [pool for pool in (used, bytes_, specials) if pool]
+    return [[rng.choice(rng.choice(pools)) for _ in range(rng.randint(1, 24))] for _ in range(count)]
+
+
+def steps_of(step, ids):
+    """What ``step`` gives for each ID, up to the first error (recorded as "error")."""
+    found = []
+    for token_id in ids:
+        try:
+            found.append(step(token_id))
+        except Exception:  # (Hugging Face raises its own DecodeStreamError, the lab a ValueError)
+            return found + ["error"]
+    return found
+
+
+class DecodeStreamTests(unittest.TestCase):
+    """``Tokenizer.decode_stream``: step for step Hugging Face's ``DecodeStream``, and the steps join up to ``decode``."""
+
+    def check_joined(self, tokenizer, sequences, skip):
+        """The steps and ``finish()`` join up to ``decode``, wherever the window's text stays what it gave before (a
+        byte-fallback run that turns invalid later makes Hugging Face's decoder take back a character: no stream can
+        give that, and ``finish`` says so, as ``step`` does)."""
+        joined = 0
+        for ids in sequences:
+            stream = tokenizer.decode_stream(skip_special_tokens=skip)
+            steps = [stream.step(token_id) for token_id in ids]
+            self.assertFalse([text for text in steps if text and text.endswith("\ufffd")], ids)
+            try:
+                rest = stream.finish()
+            except ValueError as error:
+                self.assertIn("cannot stream", str(error))
+                continue
+            self.assertEqual("".join(filter(None, steps)) + rest, tokenizer.decode(ids, skip_special_tokens=skip), ids)
+            joined += 1
+        self.assertGreater(joined, len(sequences) // 2)
+
+    def check_like_hugging_face(self, ours, theirs, name):
+        from tokenizers import decoders
+
+        rng = random.Random(name)
+        streamed, count = [], DECODE_STREAM_SEQUENCES // (len(OPEN_MODELS) + 1)
+        for ids in random_ids(rng, ours, count):
+            skip = rng.random() < 0.5
+            mine, hers = ours.decode_stream(skip_special_tokens=skip), decoders.DecodeStream(skip_special_tokens=skip)
+            steps = (steps_of(lambda token_id: mine.step(token_id), ids),
+                     steps_of(lambda token_id: hers.step(theirs, token_id), ids))
+            self.assertEqual(*steps, (name, ids))  # (a window that cannot stream is an error in both, at one step)
+            if "error" not in steps[0] and not skip:
+                streamed.append(ids)
+        self.assertGreater(len(streamed), count // 4)
+        # (A byte-fallback run can turn invalid after a byte of it was given: " " then "\xcf" decode to "��", so
+        # Hugging Face's stream and decode part ways there; the join is held where no <0xXX> token is.)
+        self.check_joined(ours, random_ids(rng, ours, max(20, count // 4), byte_tokens=False), False)
+
+    @require_module("tokenizers")
+    def test_the_open_models_step_as_hugging_face_does(self):
+        from tokenizers import Tokenizer as HuggingFace
+
+        from tests.clients import model_file, open_model, require_models
+        require_models(*OPEN_MODELS)
+        for name in OPEN_MODELS:
+            with self.subTest(model=name):
+                self.check_like_hugging_face(open_model(name), HuggingFace.from_file(model_file(name)), name)
+
+    @require_module("tokenizers")
+    @require_official("gpt2")
+    def test_gpt2_in_its_hugging_face_form(self):
+        from tokenizers import Tokenizer as HuggingFace
+
+        gpt2 = official_tokenizer("gpt2")
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "tokenizer.json")
+            gpt2.save_huggingface(path)
+            self.check_like_hugging_face(Tokenizer.load_huggingface(path), HuggingFace.from_file(path), "gpt2")
+
+    def test_the_lab_kinds_join_up_and_start_after_given_ids(self):
+        rng = random.Random(5)
+        for tokenizer in (Tokenizer.train("the café, the cat; 東京 🙂" * 3, 40),
+                          Tokenizer.train("the café, the cat; 東京 🙂" * 3, 300, byte_level=True,
+                                          special_tokens=["<|end|>"])):
+            self.check_joined(tokenizer, random_ids(rng, tokenizer, 100), None)
+            stream = tokenizer.decode_stream(tokenizer.encode("the ca"))
+            self.assertEqual("".join(filter(None, map(stream.step, tokenizer.encode("t")))) + stream.finish(), "t")
+            self.assertIn(stream.step(tokenizer.encode("é")[:1]) or stream.finish(), ("é", "\ufffd"))
+
+    def test_an_unknown_id_is_decodes_error_and_changes_nothing(self):
+        tokenizer = Tokenizer(None, [], byte_level=True)
+        stream = tokenizer.decode_stream()
+        self.assertIsNone(stream.step(0xC3))
+        with self.assertRaisesRegex(ValueError, "outside the vocabulary"):
+            stream.step(256)
+        with self.assertRaisesRegex(TypeError, "ids must hold ints"):
+            stream.step("a")
+        self.assertEqual(stream.step(0xA9), "é")
+        with self.assertRaisesRegex(ValueError, "outside the vocabulary"):
+            tokenizer.decode_stream([300])
