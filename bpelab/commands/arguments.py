@@ -163,4 +163,9 @@ def build_parser(commands):
                         help=f"the text to train on (default: {DEFAULT_TEXT!r})")
     widget.add_argument("--test", default=widget_page.DEFAULT_TEST, metavar="TEXT",
                         help=f"the sentence split with the merges so far (default: {widget_page.DEFAULT_TEST!r})")
+    fetch = add("fetch", "download official vocabulary files into tiktoken's cache, or any file, checking each")
+    fetch.add_argument("targets", nargs="+", metavar="NAME|URL",
+                       help="official names (gpt2, p50k, cl100k, o200k, o200k_harmony, ...), or one https address")
+    fetch.add_argument("--sha256", metavar="HEX", help="with a URL: the sha256 the file must have")
+    fetch.add_argument("-o", "--output", metavar="FILE", help="with a URL: where to write the file")
     return parser

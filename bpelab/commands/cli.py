@@ -436,6 +436,23 @@ def command_widget(args):
     OUT.write(f"{args.output}: open it in a browser (for example file://{os.path.abspath(args.output)})\n")
 
 
+def command_fetch(args):
+    """Download official files into tiktoken's cache by name, or one file by its address and sha256."""
+    from bpelab.formats import fetch  # (urllib, only when something is fetched)
+
+    if any("://" in target for target in args.targets):
+        if len(args.targets) != 1 or args.sha256 is None or args.output is None:
+            raise UsageError("a URL is fetched alone, with --sha256 HEX and -o FILE")
+        check_output(args.output)
+        size = fetch.fetch(args.targets[0], args.sha256, args.output)
+        OUT.write(f"{args.output}: {size:,} bytes from {args.targets[0]}, sha256 checked\n")
+        return
+    if args.sha256 is not None or args.output is not None:
+        raise UsageError("--sha256 and -o go with a URL; official files go where tiktoken keeps them")
+    for name in args.targets:
+        OUT.write("".join(f"{name}: {line}\n" for line in fetch.fetch_named(name)))
+
+
 def command_view(args):
     """Serve the page that shows the tokenizers side by side, on 127.0.0.1, until Ctrl-C."""
     from bpelab.commands import view  # (its server, http.server, takes a tenth of the start of any other command)
@@ -456,7 +473,7 @@ def command_view(args):
 COMMANDS = {"train": command_train, "encode": command_encode, "decode": command_decode, "show": command_show,
             "explain": command_explain, "inspect": command_inspect, "convert": command_convert,
             "prepare": command_prepare, "count": command_count, "compare": command_compare, "view": command_view,
-            "widget": command_widget}
+            "widget": command_widget, "fetch": command_fetch}
 """What each command runs (``bpelab.commands.arguments`` says what each takes)."""
 
 

