@@ -29,7 +29,7 @@ from itertools import chain
 from bpelab.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE, bytes_to_display
 from bpelab.checks import check_list, decoded_values
 from bpelab.imported.pipeline import Pipeline
-from bpelab.merges.engine import ChunkCache, encode_chunk
+from bpelab.merges.engine import ChunkCache, MergeTable, encode_chunk
 from bpelab.merges.ranked import encode_ranked, is_lab_ordered, rank_table
 from bpelab.messages import shown
 from bpelab.reading import collector_paused
@@ -162,7 +162,7 @@ def merger(table, id_bits):
     """A function merging a chunk's IDs by a ``rank_table``, one at a time (the lab's engine where that is the same)."""
     if is_lab_ordered(table, id_bits):
         mask = (1 << id_bits) - 1
-        merged_id = {pair: entry & mask for pair, entry in table.items()}
+        merged_id = MergeTable((pair, entry & mask) for pair, entry in table.items())
         return lambda ids: encode_chunk(ids, merged_id)
     return lambda ids: encode_ranked(ids, table, id_bits)
 

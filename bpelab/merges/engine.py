@@ -49,7 +49,7 @@ import heapq
 import operator
 import sys
 from collections import defaultdict
-from itertools import repeat
+from itertools import chain, compress, count, repeat
 from typing import Callable, Mapping, Optional, Sequence, Union
 
 from bpelab.byte_level import SINGLE_BYTES
@@ -319,10 +319,13 @@ def encode_chunk(ids: Sequence[int], merged_id: Mapping[tuple[int, int], int]) -
     with merge rank, so the smallest merged ID present is the earliest merge.
     Most chunks are a few tokens long, and for them the plain loop of
     ``merge_few`` is quickest; a long chunk goes through ``_merge_queued``,
-    whose time grows like n log n.
+    whose time grows like n log n, or, when ``merged_id`` is a ``MergeTable``
+    (a tokenizer's), is first cut where no token can span (``_merge_apart``).
     """
     if len(ids) <= FEW:
         return merge_few(ids, merged_id)
+    if isinstance(merged_id, MergeTable):
+        return _merge_apart(ids, merged_id)
     return _merge_queued(ids, merged_id)
 
 
@@ -347,11 +350,10 @@ def merge_few(ids, merged_id, id_mask=-1):
     get = merged_id.get
     ids = list(ids)
     merged = list(map(get, zip(ids, ids[1:]), repeat(NO_MERGE)))
-    while merged:
-        best = min(merged)
-        if best == NO_MERGE:
-            break
+    best = min(merged, default=NO_MERGE)
+    while best != NO_MERGE:
         merge_at(merged.index(best), best & id_mask, ids, merged, get)
+        best = min(merged, default=NO_MERGE)
     return ids
 
 
@@ -419,6 +421,65 @@ def _merge_queued(ids, merged_id):
     return [token_id for token_id in ids if token_id >= 0]
 
 
+class MergeTable(dict):
+    """A tokenizer's pair of IDs -> the ID of its merge, with its ``junctions`` worked out once, on first use.
+
+    Built like a dict, and used like one by ``encode_chunk``; a tokenizer's
+    table never changes once built, so what is derived from it can be kept.
+    """
+
+    __slots__ = ("_junctions",)
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._junctions = None
+
+    def junctions(self) -> frozenset:
+        """Every pair of base IDs that some merge joins: the last base token of its left part, the first of its right.
+
+        A merged token's base tokens stand side by side exactly at the
+        junctions of the merges that built it, so a pair of neighbouring
+        base tokens lies inside some token of the vocabulary only if it is
+        a junction. Merged IDs grow with rank (as ``encode_chunk`` needs),
+        and a part that is a merged token was made by an earlier merge, so
+        taking merges in ID order finds each part's ends before they are
+        needed; an ID that no merge makes is a base token, its own first and
+        last.
+        """
+        if self._junctions is None:
+            first, last, joined = {}, {}, set()
+            for (left, right), merged in sorted(self.items(), key=operator.itemgetter(1)):
+                joined.add((last.get(left, left), first.get(right, right)))
+                first[merged], last[merged] = first.get(left, left), last.get(right, right)
+            self._junctions = frozenset(joined)
+        return self._junctions
+
+
+def _merge_apart(ids, merged_id):
+    """``encode_chunk`` for a long chunk: cut it where no token can span, and merge each piece alone, once.
+
+    Where two neighbouring base tokens are no merge's junction (see
+    ``MergeTable.junctions``), no token of the vocabulary holds them side by
+    side, so whatever has been merged on either side, the pair across that
+    place is never a merge, and never takes part in a step. Each step of the
+    reference merges every occurrence of the earliest merge present, and
+    occurrences on either side of the place are apart, so each side goes
+    through exactly the steps it would go through alone: the chunk's IDs are
+    its pieces' IDs, each piece merged alone. A piece met again (a long run of random letters cuts into pieces
+    of three or four letters) is merged once. Finding the places and the
+    pieces is a few passes in C; a chunk with no such place, or a piece
+    still long, takes the n log n path.
+    """
+    apart = map(operator.not_, map(merged_id.junctions().__contains__, zip(ids, ids[1:])))
+    cuts = list(compress(count(1), apart))
+    if not cuts:
+        return _merge_queued(ids, merged_id)
+    pieces = map(tuple, map(ids.__getitem__, map(slice, [0, *cuts], [*cuts, len(ids)])))
+    merged = ChunkCache(lambda piece: merge_few(piece, merged_id) if len(piece) <= FEW
+                        else _merge_queued(piece, merged_id))  # each distinct piece's IDs, keyed by the piece
+    return list(chain.from_iterable(map(merged.__getitem__, pieces)))
+
+
 CACHE_LIMIT = 1 << 17
 """How many encoded chunks a tokenizer keeps in its newer cache generation
 (about 20 MB); with the older generation, at most twice that plus one
@@ -427,6 +488,8 @@ block's chunks are held, about 50 MB in all."""
 
 class ChunkCache(dict):
     """Chunk text -> its IDs (a tuple). A chunk not seen yet is encoded when first looked up.
+
+    (``_merge_apart`` keeps one for the pieces of a long chunk, keyed by their IDs.)
 
     ``dict.__getitem__`` runs in C, so ``map(cache.__getitem__, chunks)``
     is a fused loop: hits cost a look-up, misses go through ``__missing__``.

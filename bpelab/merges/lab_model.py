@@ -85,7 +85,7 @@ class LabModel:
         (bytes at the byte level), and ``cache`` each chunk's IDs once encoded.
         """
         ids = self.ids
-        self.merged_id = {(ids[left], ids[right]): ids[left + right] for left, right in self.merges}
+        self.merged_id = engine.MergeTable(((ids[left], ids[right]), ids[left + right]) for left, right in self.merges)
         if self.byte_level:
             self.byte_ids = bytes(ids[char] for char in BYTE_TO_CHAR)  # a bytes.translate table: byte -> ID
             texts = [SINGLE_BYTES[CHAR_TO_BYTE[char]] for char in self.alphabet]

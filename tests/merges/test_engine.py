@@ -8,7 +8,7 @@ from unittest import mock
 import bpe
 from bpelab.merges import engine
 from bpelab.text import blocks
-from bpe import Tokenizer, chunks, reference_train
+from bpe import Tokenizer, chunks, reference_encode, reference_train
 from tests.lab_samples import CORPUS, random_corpus, random_merge_list, reference_ids
 
 
@@ -65,6 +65,24 @@ class FastEqualsReferenceTests(unittest.TestCase):
         chunk = "".join(rng.choice("abcde") for _ in range(3000))
         self.assertEqual(tokenizer.encode(chunk), reference_ids(tokenizer, chunk))
         self.assertEqual(tokenizer.decode(tokenizer.encode(chunk)), chunk)
+
+    def test_long_chunks_cut_where_no_token_spans_match_the_reference(self):
+        rng = random.Random(31)
+        words = " ".join(rng.choice(["abc", "bca", "cab", "ddd", "ad"]) for _ in range(3000))
+        for byte_level in (False, True):
+            tokenizer = Tokenizer.train(words, (256 if byte_level else 5) + 40, byte_level=byte_level)
+            for _ in range(10):  # "x" is in no merge; "da", "ac", "cc" and others are in none either
+                letters = "abcdx\u00e9" if byte_level else "abcdx"
+                chunk = "".join(rng.choice(letters) for _ in range(rng.randint(33, 1000)))
+                pieces = reference_encode(tokenizer.start_tokens(chunk), tokenizer.merge_rank)
+                self.assertEqual(tokenizer.encode(chunk), [tokenizer.ids[piece] for piece in pieces])
+        for _ in range(300):
+            alphabet, merges = random_merge_list(rng)
+            tokenizer = Tokenizer(alphabet, merges)
+            letters = [char for char in alphabet if char != " "] + ["e"]  # "e" is never in the alphabet: <unk>
+            chunk = "".join(rng.choice(letters) for _ in range(rng.randint(33, 200)))
+            with self.subTest(alphabet=alphabet, merges=merges, chunk=chunk):
+                self.assertEqual(tokenizer.encode(chunk), reference_ids(tokenizer, chunk))
 
     def test_cache_stays_bounded(self):
         tokenizer = Tokenizer.train(CORPUS, 96)
