@@ -43,9 +43,9 @@ Performance notes, in one place:
   and keeps its IDs (``ChunkCache``), bounded by ``CACHE_LIMIT``.
 - Where a cold encode's time goes (10 MB of prose, 2.5 million chunks,
   54k of them distinct): a third in the pattern's ``findall``, a quarter
-  in merging the distinct chunks (250k steps of ``merge_few``, which takes
-  one ``min`` per step), the rest in looking chunks up and adding their IDs
-  (``reduce(iadd)``, a fifth quicker there than ``chain``). The lab's
+  in merging the distinct chunks (250k steps of ``merge_few``), the rest
+  in looking chunks up and adding their IDs (``reduce(iadd)``, a fifth
+  quicker there than ``chain``). The lab's
   pattern, all below U+FFFF, is one regex's ``findall``; other patterns
   skip the search for characters above U+FFFF in ASCII text.
 - A long chunk is first cut between neighbouring base tokens that no merge
@@ -59,7 +59,9 @@ Performance notes, in one place:
   string to hash); cutting long chunks also where no token could cover the
   three characters around a place (fewer pieces, but the passes cost more
   than they saved); collecting a long chunk's pieces first and merging the
-  distinct ones in a comprehension (no quicker, and the pieces held twice).
+  distinct ones in a comprehension (no quicker, and the pieces held twice);
+  ``min(merged, default=...)`` in ``merge_few`` (a keyword makes ``min`` a
+  fifth slower there).
 """
 
 import contextlib
@@ -369,10 +371,11 @@ def merge_few(ids, merged_id, id_mask=-1):
     get = merged_id.get
     ids = list(ids)
     merged = list(map(get, zip(ids, ids[1:]), repeat(NO_MERGE)))
-    best = min(merged, default=NO_MERGE)
-    while best != NO_MERGE:
+    while merged:
+        best = min(merged)
+        if best == NO_MERGE:
+            break
         merge_at(merged.index(best), best & id_mask, ids, merged, get)
-        best = min(merged, default=NO_MERGE)
     return ids
 
 
