@@ -24,7 +24,7 @@ An imported model (``bpelab.imported.models``) answers the same, so the
 
 import functools
 import operator
-from itertools import chain, repeat
+from itertools import repeat
 
 from bpelab import checks
 from bpelab.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE, SINGLE_BYTES
