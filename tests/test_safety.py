@@ -1,6 +1,6 @@
 """Nothing destroyed, nothing unbounded, every error one clear line: the API's hardening.
 
-Timings are never asserted here (they live in bench_bpe.py); the speed items
+Timings are never asserted here (they live in the benchmark, tools/bench); the speed items
 are tested by their mechanism: each chunk listed once per pair, the special
 token finder built once, loaders that refuse before reading.
 """

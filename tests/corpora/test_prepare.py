@@ -1,6 +1,6 @@
 """Preparing a training set: batch and parallel encoding, token files, counting.
 
-Timings and memory are measured in bench_bpe.py, never here.
+Timings and memory are measured by the benchmark (tools/bench), never here.
 """
 
 import array

@@ -120,8 +120,8 @@ class LargerCorporaTests(unittest.TestCase):
         self.assertEqual(byte_level[0], ["Ġ", "t"])
 
     def test_benchmark_quick_smoke(self):
-        bench = os.path.join(ROOT, "tools", "bench_bpe.py")
-        result = subprocess.run([sys.executable, bench, "--quick"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        result = subprocess.run([sys.executable, "-m", "tools.bench", "--quick"], cwd=ROOT, capture_output=True,
+                                text=True, timeout=120)
         self.assertEqual(result.returncode, 0, result.stderr[-2000:])
         self.assertIn("| job | implementation |", result.stdout)
         self.assertIn("same merges as ours", result.stdout)
@@ -129,8 +129,8 @@ class LargerCorporaTests(unittest.TestCase):
         # --quick runs every job in this one process; a full run starts a fresh worker for each, as here.
         spec = {"job": "small-train", "impl": "ours", "corpus": os.path.join(ROOT, "corpus.txt"), "limit": 2000,
                 "vocab_size": 40}
-        worker = subprocess.run([sys.executable, bench, "--worker", json.dumps(spec)], cwd=ROOT, capture_output=True,
-                                text=True, timeout=60, env=dict(os.environ, PYTHONPATH=ROOT))  # (a snapshot's bpe.py)
+        worker = subprocess.run([sys.executable, "-m", "tools.bench.worker", json.dumps(spec)], cwd=ROOT,
+                                capture_output=True, text=True, timeout=60)  # (as in a snapshot, bpe.py beside it)
         self.assertEqual(worker.returncode, 0, worker.stderr[-2000:])
         self.assertEqual(json.loads(worker.stdout)["note"], f"{len(Tokenizer.train(CORPUS[:2000], 40).merges)} merges")
 

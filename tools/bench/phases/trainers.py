@@ -1,0 +1,92 @@
+"""Training like other libraries: their tie rules, in 1 and 2 worker processes, beside the libraries themselves.
+
+Byte-level training on the prose corpus and on it repeated ten times
+(GPT-2's pattern, to the byte vocabulary): ours with rustbpe's tie rule in
+1 and 2 worker processes and with Hugging Face's in 2, beside rustbpe and
+Hugging Face on one thread each (the same chunks: the libraries get the
+text as blocks cut at safe places), and, at the larger size, ours counted
+on a two-worker Dask cluster. Each library's row says whether it learned
+exactly the merges of ours with its rule. The runs of one size are taken in
+turn. Issue 20's targets: two workers at most 1.5 times rustbpe's time at
+10 MB and at most its time at 100 MB, and at most 0.4 of Hugging Face's at
+100 MB.
+"""
+
+from ..corpora import MB, MEMORY_COPIES, PROSE
+from ..implementations import label
+from ..measuring import log
+from ..report import Row, format_ratio, judged
+
+RULE_PEERS = {"rustbpe": ("rustbpe", 1), "huggingface": ("hf", 2)}
+"""Each library whose tie rule this phase reproduces: its implementation, and the minimum count it uses there
+(rustbpe has none, so 1; Hugging Face's ``min_frequency=2``, as in the ``train`` phase)."""
+
+
+def rule_specs(plan, path):
+    """The jobs of one size, by (tie rule, workers or library): ours, the libraries, and Dask at the larger size."""
+    base = {"job": "train-rule", "corpus": path, "vocab_size": plan.settings["byte_vocab"]}
+    specs = {}
+    for ties, (peer, min_count) in RULE_PEERS.items():
+        for workers in ((1, 2) if ties == "rustbpe" else (2,)):
+            specs[ties, workers] = dict(base, impl="ours", ties=ties, min_count=min_count, workers=workers)
+        if plan.settings["peers"]:
+            specs[ties, peer] = dict(base, impl=peer, ties=ties, min_count=min_count)
+    if path != plan.corpora[PROSE]["path"] and plan.settings["peers"]:
+        specs["rustbpe", "dask"] = dict(base, impl="dask", ties="rustbpe", min_count=1)
+    return specs
+
+
+def run(plan):
+    """Issue 20: other libraries' tie rules, counting in 1 and 2 workers, beside rustbpe and Hugging Face; Dask."""
+    prose = plan.corpora[PROSE]
+    plan.notes.append("trainers: byte level, GPT-2's pattern; ours trains from the file (train_from_files); the "
+                      "libraries get the same text as blocks cut at safe places, so they cut the same chunks")
+    rows, ratios = [], []
+    with plan.repeated(PROSE) as big_path:
+        for path, copies in ((prose["path"], 1), (big_path, MEMORY_COPIES)):
+            size = f"{prose['bytes'] * copies / MB:.2f} MB prose"
+            log(f"trainers on {size}")
+            specs = rule_specs(plan, path)
+            runs = dict(zip(specs, plan.measure_in_turn(list(specs.values()))))
+            rows += trainer_rows(plan, size, runs)
+            ratios += trainer_ratios(size, copies, runs)
+    return rows, ratios
+
+
+def trainer_rows(plan, size, runs):
+    """The rows of one size, each library's saying whether it learned the merges of ours with its rule."""
+    group = []
+    for (ties, who), measurement in runs.items():
+        impl = who if isinstance(who, str) else "ours"
+        name = (f"ours, ties={ties!r}, {who} worker{'s' if who > 1 else ''}" if impl == "ours" else
+                f"{label(impl)}, ties={ties!r}" if impl == "dask" else "")
+        group.append(Row(f"train {size} → vocab {plan.settings['byte_vocab']:,}, bytes", impl, measurement, "wall",
+                         baseline=group[0] if group else None, name=name))
+    for row, (ties, who) in zip(group, runs):
+        mine = runs[ties, 2]
+        if row.impl != "ours" and row.measurement.runs and mine.runs:
+            same = row.measurement.runs[0]["digest"] == mine.runs[0]["digest"]
+            row.note = f"{'same' if same else 'DIFFERENT'} merges as ours with ties={ties!r}"
+    return group
+
+
+def trainer_ratios(size, copies, runs):
+    """Issue 20's targets at one size: ours in 2 workers against rustbpe and Hugging Face; workers; Dask."""
+    def seconds(key):
+        measurement = runs.get(key)
+        return measurement.median("wall") if measurement is not None and measurement.runs else None
+
+    def ratio(mine, theirs):
+        return None if seconds(mine) is None or seconds(theirs) is None else seconds(mine) / seconds(theirs)
+
+    ratios = [(f"time, ours 2 workers / ours 1 worker, {size}", format_ratio(ratio(("rustbpe", 2), ("rustbpe", 1))))]
+    rust_target = 1.0 if copies > 1 else 1.5
+    ratios.append((f"time, ours 2 workers / rustbpe (1 thread), {size}",
+                   judged(ratio(("rustbpe", 2), ("rustbpe", "rustbpe")), "≤", rust_target)))
+    hf = ratio(("huggingface", 2), ("huggingface", "hf"))
+    ratios.append((f"time, ours 2 workers / Hugging Face (1 thread), {size}",
+                   judged(hf, "≤", 0.4) if copies > 1 else format_ratio(hf)))
+    if ("rustbpe", "dask") in runs:
+        ratios.append((f"time, ours counted on Dask (2 workers, cluster start included) / ours in one process, {size}",
+                       format_ratio(ratio(("rustbpe", "dask"), ("rustbpe", 1)))))
+    return ratios
