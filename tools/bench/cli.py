@@ -171,11 +171,16 @@ def comparison_text(plan, rows, other):
             f"time ratio above 1: this tree is slower. {flagged}.\n\n{table}")
 
 
+def plural(count, noun, ending="s"):
+    """``count`` and ``noun``, with its plural ending when the count is not one."""
+    return f"{count:,} {noun}{'' if count == 1 else ending}"
+
+
 def section_header(plan, commit, loads):
     """The lines that open a section of the page: when, at which commit and on which machine it was measured."""
     start, end = loads
     lines = [f"- measured {time.strftime('%Y-%m-%d', time.gmtime())} at commit {commit or 'unknown'}, "
-             f"{plan.settings['repeat']} fresh processes per figure",
+             f"each figure the median of {plural(plan.settings['repeat'], 'fresh process', 'es')}",
              f"- machine: {machine()}; peers: {peers_line(plan.settings)}",
              load_line(start, end)]
     lines += [f"- corpus {corpus['name']}: {corpus['bytes'] / MB:.2f} MB, {corpus['description']}"

