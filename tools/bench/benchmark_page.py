@@ -49,8 +49,11 @@ it is merged, and the ratio is quoted in the merge: `python3 -m tools.bench --co
 (any phases) checks REV out in a temporary `git worktree`, removed afterwards, and runs each job of the lab's
 own code on this tree and on REV in alternation, each run a fresh process, at least 5 runs each (`--repeat`
 sets more). It prints both medians with their interquartile range (IQR, the middle half of the runs), the ratio
-of the times (this tree / REV: above 1 is slower) and a verdict: a change is beyond the spread when the two IQRs
-do not overlap, and a regression beyond the spread is flagged **SLOWER**. REV's own `bpe.py` and `bpelab` run
+of the times (this tree / REV: above 1 is slower), in how many rounds (one run of each, one after the other)
+this tree was slower, and a verdict: a change is beyond the spread when the two IQRs do not overlap, and a
+regression beyond the spread is flagged **SLOWER**. Five runs are few: on a noisy machine about one row in ten
+of two equally fast commits is flagged by chance, so a flagged job is run again with `--repeat 9` before it is
+believed (a real regression is also slower in most rounds). REV's own `bpe.py` and `bpelab` run
 under this tree's job runner, which reaches the lab through `bpe`'s public API only, so old commits (before the
 package moved into wings, or before it existed) compare too. The peers run once per turn beside them, on this
 tree. `--compare REV --docs` records the comparison below.

@@ -43,6 +43,11 @@ COMPARE_RUNS = 5
 DOCS = os.path.join(ROOT, "docs", "benchmark.md")
 """The page ``--docs`` writes unless given another."""
 
+FALSE_ALARMS = ("With 5 runs each, about one row in ten of two equally fast commits is flagged by chance on a noisy "
+                "machine (one in twenty-five with 7): run a flagged job again, with more runs, before you believe it; "
+                "a real change is slower in most rounds.")
+"""What a flag is worth (simulated on noise of 20% between runs; with drift shared by a round's runs, fewer)."""
+
 PhaseResult = namedtuple("PhaseResult", "name rows ratios notes loads failures")
 """What one phase gave: its rows and ratios, its header notes, the load average before and after it, and the
 failures it met."""
@@ -168,7 +173,8 @@ def comparison_text(plan, rows, other):
                if slower else "No regression beyond the spread")
     return (f"Each job of the lab's own code ran {plan.settings['repeat']} times on this tree and on {other}, in "
             "alternation (each run a fresh process); medians with the interquartile range (IQR) in brackets; "
-            f"time ratio above 1: this tree is slower. {flagged}.\n\n{table}")
+            "time ratio above 1: this tree is slower; a round is one run of each, taken one after the other. "
+            f"{flagged}. {FALSE_ALARMS}\n\n{table}")
 
 
 def plural(count, noun, ending="s"):

@@ -229,15 +229,22 @@ def row_change(row):
     return change(mine.values(row.metric), theirs.values(row.metric))
 
 
+def rounds_slower(mine, theirs):
+    """In how many rounds this tree's run was slower than the other commit's run of the same round, "k/n"."""
+    pairs = list(zip(mine, theirs))
+    return f"{sum(own > other for own, other in pairs)}/{len(pairs)}"
+
+
 def comparison_cells(row):
     """One row of the comparison: both medians with their interquartile ranges, the ratio and the verdict."""
     mine, theirs = row.measurement, row.measurement.other
     cells = [row.job, row.title]
     if row_change(row) is None:
         return cells + [mine.problem or row.figure(mine, quartiles), theirs.problem or row.figure(theirs, quartiles),
-                        "", "", ""]
+                        "", "", "", ""]
     ratio = mine.median(row.metric) / theirs.median(row.metric)
     return cells + [row.figure(mine, quartiles), row.figure(theirs, quartiles), format_ratio(ratio),
+                    rounds_slower(mine.values(row.metric), theirs.values(row.metric)),
                     f"{rss_mib(mine)} / {rss_mib(theirs)}", VERDICTS[row_change(row)]]
 
 
@@ -245,7 +252,7 @@ def comparison_table(rows, other):
     """The rows that ran at both commits, side by side (``other`` names the other commit)."""
     compared = [row for row in rows if row.measurement.other is not None]
     header = ["job", "implementation", "this tree: median (IQR)", f"{other}: median (IQR)",
-              f"time, this tree / {other}", "peak RSS MiB, this / other", "verdict"]
+              f"time, this tree / {other}", "rounds this tree was slower", "peak RSS MiB, this / other", "verdict"]
     return markdown_table(header, [comparison_cells(row) for row in compared]), compared
 
 
