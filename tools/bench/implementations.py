@@ -52,6 +52,7 @@ IMPLEMENTATIONS = {
     "subword-nmt": Implementation("subword-nmt", "subword-nmt", {}),
     "rustbpe": Implementation("rustbpe, 1 thread", "rustbpe", {"RAYON_NUM_THREADS": "1"}),
     "dask": Implementation("ours, counted on Dask (LocalCluster, 2 worker processes)", "distributed", {}),
+    "ours-cli": Implementation("ours, the command line (python3 bpe.py train)", None, {}),
 }
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -178,6 +179,24 @@ def rule_ours(spec):
         min_count=spec["min_count"], workers=spec["workers"]))
 
 
+def rule_cli(spec):
+    """``rule_ours`` by the command line's road: ``python3 bpe.py train`` in a process of its own, then the saved
+    file's merged tokens (its loading is timed too, a small part)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    import bpe
+
+    lab = os.path.dirname(os.path.abspath(bpe.__file__))  # the bpe.py this process imports, as the explain job
+    with tempfile.TemporaryDirectory() as folder:
+        saved = os.path.join(folder, "trained.json")
+        subprocess.run([sys.executable, os.path.join(lab, "bpe.py"), "train", spec["corpus"], "--vocab-size", str(spec["vocab_size"]),
+                        "--bytes", "--pattern", "gpt2", "--ties", spec["ties"], "--min-count", str(spec["min_count"]),
+                        "--workers", str(spec["workers"]), "-o", saved], check=True, stdout=subprocess.DEVNULL, cwd=lab)
+        return merged_tokens(bpe.Tokenizer.load(saved))
+
+
 def rule_dask(spec):
     """``rule_ours`` with the chunks counted on a two-worker Dask cluster started here (its start counted)."""
     import distributed
@@ -226,7 +245,7 @@ def rule_hf(spec):
 
 
 TRAINERS = {"ours": train_ours, "hf": train_hf, "subword-nmt": train_subword_nmt}
-RULE_TRAINERS = {"ours": rule_ours, "dask": rule_dask, "rustbpe": rule_rustbpe, "hf": rule_hf}
+RULE_TRAINERS = {"ours": rule_ours, "ours-cli": rule_cli, "dask": rule_dask, "rustbpe": rule_rustbpe, "hf": rule_hf}
 
 
 # Loading a vocabulary: each returns what it loaded (with ``n_vocab``).

@@ -2,7 +2,9 @@
 
 Byte-level training on the prose corpus and on it repeated ten times
 (GPT-2's pattern, to the byte vocabulary): ours with rustbpe's tie rule in
-1 and 2 worker processes and with Hugging Face's in 2, beside rustbpe and
+1 and 2 worker processes and with Hugging Face's in 2, each rule in 2 also by
+the command line's road (``bpe.py train``, which must learn the same merges
+as the API and take about its time), beside rustbpe and
 Hugging Face on one thread each (the same chunks: the libraries get the
 text as blocks cut at safe places), and, at the larger size, ours counted
 on a two-worker Dask cluster. Each library's row says whether it learned
@@ -29,6 +31,7 @@ def rule_specs(plan, path):
     for ties, (peer, min_count) in RULE_PEERS.items():
         for workers in ((1, 2) if ties == "rustbpe" else (2,)):
             specs[ties, workers] = dict(base, impl="ours", ties=ties, min_count=min_count, workers=workers)
+        specs[ties, "cli"] = dict(base, impl="ours-cli", ties=ties, min_count=min_count, workers=2)
         if plan.settings["peers"]:
             specs[ties, peer] = dict(base, impl=peer, ties=ties, min_count=min_count)
     if path != plan.corpora[PROSE]["path"] and plan.settings["peers"]:
@@ -57,17 +60,23 @@ def trainer_rows(plan, size, runs):
     """The rows of one size, each library's saying whether it learned the merges of ours with its rule."""
     group = []
     for (ties, who), measurement in runs.items():
-        impl = who if isinstance(who, str) else "ours"
+        impl = runs_impl(who)
         name = (f"ours, ties={ties!r}, {who} worker{'s' if who > 1 else ''}" if impl == "ours" else
-                f"{label(impl)}, ties={ties!r}" if impl == "dask" else "")
+                f"{label(impl)}, ties={ties!r}" if impl in ("dask", "ours-cli") else "")
         group.append(Row(f"train {size} → vocab {plan.settings['byte_vocab']:,}, bytes", impl, measurement, "wall",
                          baseline=group[0] if group else None, name=name))
     for row, (ties, who) in zip(group, runs):
         mine = runs[ties, 2]
         if row.impl != "ours" and row.measurement.runs and mine.runs:
             same = row.measurement.runs[0]["digest"] == mine.runs[0]["digest"]
-            row.note = f"{'same' if same else 'DIFFERENT'} merges as ours with ties={ties!r}"
+            whose = "the API's, 2 workers" if row.impl == "ours-cli" else f"ours with ties={ties!r}"
+            row.note = f"{'same' if same else 'DIFFERENT'} merges as {whose}"
     return group
+
+
+def runs_impl(who):
+    """The implementation a job of this phase ran: ours in N workers, ours by the command line, or a library."""
+    return "ours-cli" if who == "cli" else who if isinstance(who, str) else "ours"
 
 
 def trainer_ratios(size, copies, runs):
@@ -79,7 +88,9 @@ def trainer_ratios(size, copies, runs):
     def ratio(mine, theirs):
         return None if seconds(mine) is None or seconds(theirs) is None else seconds(mine) / seconds(theirs)
 
-    ratios = [(f"time, ours 2 workers / ours 1 worker, {size}", format_ratio(ratio(("rustbpe", 2), ("rustbpe", 1))))]
+    ratios = [(f"time, ours 2 workers / ours 1 worker, {size}", format_ratio(ratio(("rustbpe", 2), ("rustbpe", 1)))),
+              (f"time, ours by the command line / by the API (2 workers, ties='rustbpe'), {size}",
+               format_ratio(ratio(("rustbpe", "cli"), ("rustbpe", 2))))]
     rust_target = 1.0 if copies > 1 else 1.5
     ratios.append((f"time, ours 2 workers / rustbpe (1 thread), {size}",
                    judged(ratio(("rustbpe", 2), ("rustbpe", "rustbpe")), "≤", rust_target)))
