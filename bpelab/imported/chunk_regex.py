@@ -29,7 +29,7 @@ import functools
 import itertools
 import re
 
-from bpelab.imported.oniguruma import Parser, TOP, clip, complement, contains, nullable, sets_of, union
+from bpelab.imported.oniguruma import Parser, TOP, clip, complement, nullable, partition, sets_of, union
 from bpelab.messages import shown
 
 def escaped(code):
@@ -109,15 +109,15 @@ class Proxies:
     """The kinds of code points above U+FFFF (same membership in every set of a pattern), one surrogate each."""
 
     def __init__(self, sets):
-        astral = [clip(ranges, 0x10000, TOP) for ranges in sets]
-        edges = {0x10000}.union(*({first, last + 1} for ranges in astral for first, last in ranges))
-        self.starts = sorted(edges - {TOP + 1})  # from each start to the next, one kind
-        kinds = {}  # membership in each set -> the kind's surrogate
-        self.codes = [kinds.setdefault(tuple(contains(ranges, at) for ranges in astral), 0xD800 + len(kinds))
-                      for at in self.starts]
-        self.of_set = {ranges: union(*(((code, code),) for at, code in zip(self.starts, self.codes)
-                                       if contains(ranges, at))) for ranges in sets}
-        self.count, self.chosen = len(kinds), {}
+        sets = list(sets)
+        self.starts, kinds, members = partition(sets, 0x10000, TOP)  # from each start to the next, one kind
+        self.codes = [0xD800 + kind for kind in kinds]
+        holding = [[] for _ in sets]  # each set's kinds: one sweep, not every set against every kind
+        for kind, indexes in enumerate(members):
+            for index in indexes:
+                holding[index].append((0xD800 + kind,) * 2)
+        self.of_set = {ranges: tuple(held) for ranges, held in zip(sets, holding)}
+        self.count, self.chosen = len(members), {}
 
     def replace(self, match):
         """The surrogate standing for the character of ``match``."""

@@ -131,6 +131,43 @@ def contains(ranges, code):
     return at >= 0 and ranges[at][1] >= code
 
 
+def partition(sets, low=0, high=TOP):
+    """The code points from ``low`` to ``high`` cut into kinds, those that belong to the same ones of ``sets``.
+
+    Returns ``(starts, kinds, members)``: the run of code points from
+    ``starts[i]`` to the next start is of kind ``kinds[i]``, and
+    ``members[k]`` lists (by index) the sets that hold kind ``k``; kinds are
+    numbered in the order they first come. One sweep over the sets' ranges
+    in order: time in proportion to their number, times the few sets that
+    overlap at any point.
+
+    >>> partition([((0x61, 0x7A),), ((0x62, 0x62),)], 0x60, 0x7B)
+    ([96, 97, 98, 99, 123], [0, 1, 2, 1, 0], [(), (0,), (0, 1)])
+    """
+    changes = {}  # code point -> the sets that start or stop there (a set's own ranges never overlap)
+    for index, ranges in enumerate(sets):
+        bit = 1 << index
+        for first, last in ranges if (low, high) == (0, TOP) else clip(ranges, low, high):
+            changes[first] = changes.get(first, 0) ^ bit
+            changes[last + 1] = changes.get(last + 1, 0) ^ bit
+    starts, kinds, kind_of, active = [], [], {}, 0  # active: the sets holding the current run, as bits
+    for at in sorted({low, *changes} - {high + 1}):
+        active ^= changes.get(at, 0)
+        starts.append(at)
+        kinds.append(kind_of.setdefault(active, len(kind_of)))
+    return starts, kinds, [bit_indexes(active) for active in kind_of]
+
+
+def bit_indexes(mask):
+    """The indexes of the bits set in an int, lowest first (time in proportion to their count)."""
+    found = []
+    while mask:
+        low = mask & -mask
+        found.append(low.bit_length() - 1)
+        mask ^= low
+    return tuple(found)
+
+
 def text_ranges(text):
     """A class text of ``unicode_ranges`` (``0041-005A 00AA ...``) as ranges."""
     return union(*(((int(first, 16), int(last or first, 16)),)
