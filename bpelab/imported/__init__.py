@@ -6,6 +6,7 @@ uses the ground, ``bpelab.text`` and ``bpelab.merges``. Its modules, bottom
 up (none has a definition in ``bpe.py``: each is held to its library):
 
     oniguruma      Oniguruma's regex syntax read into a tree, or refused by name
+    matching_time  a tree read only if ``re`` finds all its matches in quadratic time
     chunk_regex    that tree written as Python ``re``, exactly
     added_tokens   added tokens, matched as Hugging Face matches them
     pipeline       the steps around BPE: normalizers, pre-tokenizers, decoders, templates

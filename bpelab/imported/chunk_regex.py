@@ -29,7 +29,8 @@ import functools
 import itertools
 import re
 
-from bpelab.imported.oniguruma import Parser, TOP, clip, complement, nullable, partition, sets_of, union
+from bpelab.imported.matching_time import check_matching_time
+from bpelab.imported.oniguruma import Parser, TOP, clip, complement, nullable, partition, possessive_class, sets_of, union
 from bpelab.messages import shown
 
 def escaped(code):
@@ -97,7 +98,7 @@ class Writer:
         The possessive ``?+ *+ ++`` of one class C is simpler: every shorter
         run of C fails ``(?!C)``, so ``C*(?!C)`` can only take the longest.
         """
-        if tree[0] == "repeat" and tree[1][0] == "set" and (tree[2], tree[3]) in ((0, 1), (0, None), (1, None)):
+        if possessive_class(tree):
             one = self.write(tree[1])
             return f"(?:{one}|(?!{one}))" if tree[3] == 1 else f"{self.write(tree)}(?!{one})"
         self.groups += 1
@@ -143,7 +144,9 @@ class ChunkRegex:
     def __init__(self, source):
         if not isinstance(source, str):
             raise TypeError(f"a chunk regex must be a str, not {type(source).__name__}")
-        tree = Parser(source).parse()
+        parser = Parser(source)
+        tree = parser.parse()
+        check_matching_time(tree, parser.positions)  # refuses a pattern re could take more than quadratic time on
         self.source, self.nullable = source, nullable(tree)
         self.python = Writer().write(tree)
         proxies = Proxies(sets_of(tree))

@@ -201,7 +201,7 @@ CATEGORY_NAMES = {name.lower() for name in unicode_ranges.CATEGORIES} | set(CATE
 
 
 # The parser makes a tree of tuples: ("set", ranges) is one character of a set (a literal is a set of
-# one); ("seq", items) and ("alt", items); ("repeat", item, low, high), greedy, high None for no bound;
+# one, alternatives of single characters are the set they make); ("seq", items) and ("alt", items); ("repeat", item, low, high), greedy, high None for no bound;
 # ("atomic", item), never backtracked into; ("look", item, negative); ("end", "\\z" or "\\Z" or "$").
 
 class Parser:
@@ -209,7 +209,7 @@ class Parser:
 
     def __init__(self, source):
         self.text, self.at, self.depth, self.folding = source, 0, 0, False
-        self.varying = {}  # id of each repeat of a group that can match in several ways -> where it starts
+        self.positions = {}  # id of each part of the tree -> where it starts in the source (for refusals)
 
     def peek(self, length=1):
         return self.text[self.at:self.at + length]
@@ -218,43 +218,28 @@ class Parser:
         tree = self.alternation()
         if self.at < len(self.text):
             refuse("an unmatched ')'", self.at)
-        self.check_backtracking(tree, True)
         return tree
 
-    def check_backtracking(self, tree, last):
-        """Refuse a repeat of a group that matches in several ways (``(a|aa)+``, ``(a*)*``) where more follows.
-
-        If what follows it fails, Python's ``re`` tries every way of sharing
-        the text among the repeats: exponential time, where Oniguruma stops
-        at a retry limit. At the end of the pattern (``last``) nothing can
-        fail after it, so the first way found is the match (the ``superbpe``
-        pattern ends so).
-        """
-        kind = tree[0]
-        if id(tree) in self.varying and not last:
-            refuse("a repeated group that holds a repeat or alternatives, with more after it ((a|aa)+c: exponential "
-                   "time in re)", self.varying[id(tree)])
-        if kind == "seq":
-            for number, item in enumerate(tree[1]):
-                self.check_backtracking(item, last and number == len(tree[1]) - 1)
-        elif kind == "alt":
-            for item in tree[1]:
-                self.check_backtracking(item, last)
-        elif kind in ("repeat", "atomic", "look"):
-            self.check_backtracking(tree[1], kind != "repeat")  # (re never backtracks into a look-ahead, nor so into atomic)
+    def placed(self, item, start):
+        """The part ``item``, noted as starting at ``start`` (the innermost part keeps its own start)."""
+        self.positions.setdefault(id(item), start)
+        return item
 
     def alternation(self):
-        items = [self.sequence()]
+        """Alternatives; of single characters only (``\\s|\\p{Zs}``), the one set they make, as ``re`` reads them too."""
+        start, items = self.at, [self.sequence()]
         while self.peek() == "|":
             self.at += 1
             items.append(self.sequence())
-        return items[0] if len(items) == 1 else ("alt", tuple(items))
+        if len(items) > 1 and all(item[0] == "set" for item in items):
+            return self.placed(("set", union(*(item[1] for item in items))), start)
+        return items[0] if len(items) == 1 else self.placed(("alt", tuple(items)), start)
 
     def sequence(self):
-        items = []
+        start, items = self.at, []
         while self.at < len(self.text) and self.peek() not in "|)":
             items.append(self.quantified())
-        return items[0] if len(items) == 1 else ("seq", tuple(items))
+        return items[0] if len(items) == 1 else self.placed(("seq", tuple(items)), start)
 
     def quantified(self):
         """An atom and the quantifier after it, if any."""
@@ -262,7 +247,7 @@ class Parser:
         item = self.atom()
         bounds = self.quantifier()
         if bounds is None:
-            return item
+            return self.placed(item, start)
         if item[0] in ("look", "end"):
             refuse("a quantifier on a look-ahead or anchor", start)
         if self.folding:
@@ -275,12 +260,10 @@ class Parser:
             refuse("a lazy quantifier", self.at)
         if after == "*" or (after == "{" and self.quantifier(consume=False)):
             refuse("a nested quantifier", self.at)
-        repeat = ("repeat", item, low, high)
-        if (high is None or high > 1) and varies(item):  # see check_backtracking
-            self.varying[id(repeat)] = start
+        repeat = self.placed(("repeat", self.placed(item, start), low, high), start)
         if after == "+":
             self.at += 1
-            return ("atomic", repeat)
+            return self.placed(("atomic", repeat), start)
         return repeat
 
     def quantifier(self, consume=True):
@@ -358,7 +341,8 @@ class Parser:
             refuse("an unclosed group", start)
         self.at += 1
         self.depth -= 1
-        return {"=": ("look", inside, False), "!": ("look", inside, True), ">": ("atomic", inside)}.get(kind, inside)
+        group = {"=": ("look", inside, False), "!": ("look", inside, True), ">": ("atomic", inside)}.get(kind, inside)
+        return self.placed(group, start)
 
     def check_folds(self, tree, start):
         """Refuse (?i:ss) and its kind: there Oniguruma also matches one character whose folding is two (``ß``)."""
@@ -470,18 +454,9 @@ def nullable(tree):
     return kind != "set" and (kind != "atomic" or nullable(tree[1]))
 
 
-def varies(tree):
-    """Whether a tree can match in more than one way here: it holds alternatives or a repeat of varying count.
-
-    Such a tree, itself repeated, can make a backtracking engine such as
-    ``re`` take exponential time (see ``Parser.check_backtracking``).
-    """
-    kind = tree[0]
-    if kind == "alt":
-        return True
-    if kind == "repeat":
-        return tree[2] != tree[3] or varies(tree[1])
-    return kind == "seq" and any(map(varies, tree[1]))
+def possessive_class(tree):
+    """Whether ``tree``, made atomic, is a possessive ``?+ *+ ++`` of one class (written without a group for ``re``)."""
+    return tree[0] == "repeat" and tree[1][0] == "set" and (tree[2], tree[3]) in ((0, 1), (0, None), (1, None))
 
 
 def sets_of(tree):

@@ -123,8 +123,7 @@ class RefusalTests(unittest.TestCase):
         ("*a", "a quantifier with nothing to repeat", 0), ("a{3,1}", "an interval {m,n} with n < m", 1),
         ("a{100001}", "a repeat count above 100,000", 1), ("(" * 65 + ")" * 65, "groups nested deeper than 64", 64),
         ("\\k<x>", "a named backreference", 0), ("[]a]", "']' first in a class", 1), ("[z-a]", "an empty range", 1),
-        ("[a-\\s]", "a range whose end is a class", 1), ("(a*)*b", "a repeated group that holds a repeat", 0),
-        ("x(a|aa)+c", "a repeated group that holds a repeat or alternatives", 1), ("a\\", "a trailing backslash", 1), ("\\Q", "\\Q", 0),
+        ("[a-\\s]", "a range whose end is a class", 1), ("a\\", "a trailing backslash", 1), ("\\Q", "\\Q", 0),
     ]
 
     def test_each_is_refused_by_name_and_position(self):
