@@ -30,7 +30,8 @@ import itertools
 import re
 
 from bpelab.imported.matching_time import check_matching_time
-from bpelab.imported.oniguruma import Parser, TOP, clip, complement, nullable, partition, possessive_class, sets_of, union
+from bpelab.imported.oniguruma import (Parser, TOP, clip, complement, nullable, partition, possessive_class,
+                                      sets_of, union)
 from bpelab.messages import shown
 
 def escaped(code):

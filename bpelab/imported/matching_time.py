@@ -26,6 +26,7 @@ the text only where a try reaches it a bounded number of times.
 import functools
 
 from bpelab.imported.oniguruma import TOP, bit_indexes, complement, nullable, partition, possessive_class, union
+from bpelab.reading import collector_paused
 
 MAX_COPIES = 16
 """Counted repeats up to this count are written out round by round for the analysis; larger ones are read as loops."""
@@ -34,7 +35,7 @@ MAX_POSITIONS = 20000
 """The most character positions a pattern may have once its counted repeats are written out."""
 
 MAX_TRANSITIONS = 200000
-"""The most transitions between character positions the analysis builds."""
+"""The most ways between character positions (counted once per kind of way) the analysis works out."""
 
 MAX_COMBINATIONS = 20000
 """The most combinations of ways of reading a text that the count of ways visits."""
@@ -42,7 +43,7 @@ MAX_COMBINATIONS = 20000
 NEWLINE = ("set", ((10, 10),))
 AT_END = ("end", "\\z")
 ANCHORS = {"\\Z": ("seq", (("repeat", NEWLINE, 0, 1), AT_END)), "$": ("alt", (NEWLINE, AT_END))}
-"""What ``bpelab.imported.chunk_regex`` writes for the anchors ``\\Z`` and ``$``: look-aheads at ``\\z`` (Python's ``\\Z``)."""
+"""What ``bpelab.imported.chunk_regex`` writes for ``\\Z`` and ``$``: look-aheads at ``\\z`` (Python's ``\\Z``)."""
 
 
 def slow(what, position, growth):
@@ -180,10 +181,7 @@ class Automaton:
 
     def taken(self, body, after, level, loops, unsure, source):
         """The text an atomic group took, read in one way: its body's automaton made deterministic (by subsets).
-
-        Any text the body can match counts, which is more than ``re``
-        takes (only the body's first match), so no way is missed.
-        """
+        Any text the body can match counts, more than ``re`` takes (the body's first match): no way is missed."""
         nodes, todo = {}, [frozenset([0])]
         while todo:
             subset = todo.pop()
@@ -247,15 +245,14 @@ class Automaton:
     # From nodes to states: the ways (each counted) from one character to the next.
 
     def ways(self, start, depth):
-        """Every way from ``start`` to a next character or the end, without reading, counted:
-        {(node, filter, clean, round): count}, ``round`` the outermost repeat (level, position) whose next round the
-        way starts.
+        """Every way from ``start`` to a next character or the end, without reading, counted: {(node, filter, clean,
+        round): count}, ``round`` being the outermost repeat whose next round it starts; and the look-aheads passed.
 
-        ``depth`` is how many of the rounds around ``start`` have taken text
-        (all of them, just after a character). Also the look-aheads passed.
-        The nodes with their depths form no cycle (an empty round ends its
-        repeat), so each is worked out once, children first.
+        ``depth`` is how many rounds around ``start`` took text (all, after a character). Nodes with depths form no
+        cycle (an empty round ends its repeat), so each is worked out once, children first.
         """
+        if start.kind in ("char", "final"):  # a character or the end right after: one way
+            return {(start, None, True, None): 1}, frozenset()
         stack = [(start, depth)]
         while stack:
             key = stack[-1]
@@ -269,6 +266,10 @@ class Automaton:
                 continue
             stack.pop()
             self.memo[key] = self.combine(*key, [self.memo[child] for child in children])
+            self.transitions += len(self.memo[key][0])
+            if self.transitions > MAX_TRANSITIONS:
+                raise too_large(f"more than {MAX_TRANSITIONS:,} ways between characters",
+                                start.source if start.kind == "char" else 0)
         return self.memo[(start, depth)]
 
     @staticmethod
@@ -313,7 +314,7 @@ class Automaton:
                 sure = sure or clean
                 final.append(narrowed)
                 continue
-            label = meet(narrowed, target.ranges)
+            label = target.ranges if narrowed is None else meet(narrowed, target.ranges)
             if label:
                 if target not in self.index:
                     self.index[target] = len(self.states)
@@ -321,20 +322,20 @@ class Automaton:
                 key = (self.index[target], label, round_)
                 edges[key] = edges.get(key, 0) + count
         self.edges.append([(target, label, count, round_) for (target, label, round_), count in edges.items()])
-        self.transitions += len(edges)
-        if self.transitions > MAX_TRANSITIONS:
-            raise too_large(f"more than {MAX_TRANSITIONS:,} transitions between characters",
-                            start.source if start.kind == "char" else 0)
         self.sure.append(sure and not unsure)
         self.finals.append(final)
         self.tested.append(tests)
 
     # Questions about the automaton.
 
+    @functools.cached_property
+    def loops(self):
+        """The strongly connected components of the whole automaton that hold a loop."""
+        return [part for part in self.components(range(len(self.states))) if component_loops(self, part)]
+
     def bounded(self):
         """Whether it reads at most a fixed number of characters: no loop, and only such look-aheads."""
-        return all(look.bounded for looks in self.tested for look in looks) and not any(
-            component_loops(self, component) for component in self.components(range(len(self.states))))
+        return not self.loops and all(look.bounded for looks in self.tested for look in looks)
 
     def next_characters(self, negative):
         """The characters that may come next where this body, as a look-ahead (or a negative one), succeeds."""
@@ -349,6 +350,7 @@ class Automaton:
     def components(self, states, edges=None):
         """The strongly connected components of the graph on ``states``, sinks first (Tarjan's, without recursion)."""
         edges, inside = edges or self.edges, set(states)
+        whole = len(inside) == len(self.states)
         index, low, stack, on_stack, found = {}, {}, [], set(), []
         for root in states:
             work = [] if root in index else [(root, None)]
@@ -358,7 +360,7 @@ class Automaton:
                     index[state] = low[state] = len(index)
                     stack.append(state)
                     on_stack.add(state)
-                    targets = iter([target for target, *_ in edges[state] if target in inside])
+                    targets = iter([edge[0] for edge in edges[state] if whole or edge[0] in inside])
                 target = next(targets, None)
                 if target is not None:
                     work.append((state, targets))
@@ -370,40 +372,41 @@ class Automaton:
                 if work:
                     low[work[-1][0]] = min(low[work[-1][0]], low[state])
                 if low[state] == index[state]:
-                    at = len(stack) - 1 - stack[::-1].index(state)
-                    found.append(stack[at:])
-                    on_stack.difference_update(stack[at:])
-                    del stack[at:]
+                    component = [stack.pop()]
+                    while component[-1] != state:
+                        component.append(stack.pop())
+                    on_stack.difference_update(component)
+                    found.append(component)
         return found
 
     def check(self, retried=True):
         """Refuse the pattern unless ``re`` takes at most quadratic time on it (a look-ahead's body: linear, run once).
 
-        Retried at every start (the whole pattern), only the states that
-        are not sure matter: a failed try reads only those, and a match
-        strays from its way only into them. Run once (a look-ahead), the
-        states not sure that come after a sure one must also form no loop.
+        Only the states that are not sure count: a failed try reads only those, and a match strays into them only.
+        Run once (a look-ahead), those that come after a sure one must also form no loop.
         """
         self.kinds()
         unsure = [state for state in range(len(self.states)) if not self.sure[state]]
         if not retried:
             after_sure = self.reach([target for state in range(len(self.states)) if self.sure[state]
                                      for target, *_ in self.edges[state]], unsure)
-            for component in self.components(after_sure):
+            for component in self.components(after_sure) if self.loops else ():
                 if component_loops(self, component):
                     raise slow("inside a look-ahead, a repeat tried again after each character it matches",
                                loop_source(self, component), "n^3")
         self.check_looks()
-        self.ambiguity(unsure)
+        if self.loops:  # without any loop, neither EDA nor IDA
+            self.ambiguity(unsure)
         self.count_ways(unsure, self.entries(unsure))
         return self.power(unsure)
 
     def power(self, unsure):
         """The power of n that bounds the time of an accepted pattern: 1 if no try can read without bound and then
         fail (no loop among the states that are not sure, no look-ahead that can read to the end), else 2."""
-        looks = [look for looks in self.tested for look in looks]
-        if any(not look.bounded for look in looks):
+        if any(not look.bounded for looks in self.tested for look in looks):
             return 2
+        if not self.loops:
+            return 1
         edges = [[edge for edge in found if not self.sure[edge[0]]] for found in self.edges]
         return 2 if any(component_loops(self, part, edges) for part in self.components(unsure, edges)) else 1
 
@@ -481,49 +484,37 @@ class Automaton:
         return loop_source(self, component)
 
     def chains(self, components, loops, edges):
-        """For each loop, the longest chain of loops after it that share text pairwise (the IDA degree), and a pair."""
+        """For each component, the longest chain of loops from it on that share text pairwise (the IDA degree), and
+        its first pair."""
         of = {state: number for number, component in enumerate(components) for state in component}
-        looping = {of[component[0]] for component in loops}
-        after = {}  # component -> the components reachable from it (itself too)
-        for number, component in enumerate(components):  # sinks first: successors are done
-            reached = {number}
-            for state in component:
-                for target, *_ in edges[state]:
-                    if of[target] != number:
-                        reached |= after[of[target]]
-            after[number] = reached
-        best, pairs = {}, {}
-        for number in range(len(components)):  # sinks first
-            chain = max([best[later] for later in after[number] - {number}] + [(0, None, None)],
-                        key=lambda found: found[0])
+        onward = [{of[target] for state in component for target, *_ in edges[state]} - {number}
+                  for number, component in enumerate(components)]
+        looping, best = {of[component[0]] for component in loops}, []
+        for number in range(len(components)):  # sinks first: what follows is done
+            chain = max([best[later] for later in onward[number]] + [(0, None, None)], key=lambda found: found[0])
             if number in looping:
-                for later in sorted(after[number] & looping - {number}):
-                    if later not in pairs.setdefault(number, {}):
-                        pairs[number][later] = shared(components[number], components[later], edges, after, of)
-                    if pairs[number][later]:
-                        chain = max(chain, (best[later][0] + 1, components[number], components[later]),
-                                    key=lambda found: found[0])
-            best[number] = chain
-        return {number: chain for number, chain in best.items() if chain[0]}
+                reached = reachable([number], onward)
+                for later in sorted(reached & looping - {number}):
+                    if best[later][0] + 1 > chain[0] and shared(components, number, later, edges, of, onward):
+                        chain = (best[later][0] + 1, components[number], components[later])
+            best.append(chain)
+        return {number: chain for number, chain in enumerate(best) if chain[0]}
 
     def count_ways(self, region, entries):
         """Refuse more ways of reading one text through ``region`` than the pattern has character positions."""
-        inside, limit = set(region), max(self.size, 1)
+        inside, limit, seen, todo = set(region), max(self.size, 1), set(), list(entries)
         step = {state: self.by_kind(state, inside) for state in region}
-        seen, todo = set(), list(entries)
         while todo:
             vector = todo.pop()
             if vector in seen:
                 continue
             seen.add(vector)
+            where = min(self.states[state].source if state else 0 for state, _ in vector)
             if sum(count for _, count in vector) > limit:
                 raise slow(f"alternatives and optional parts that can match the same text in more ways than the "
-                           f"pattern's {limit:,} character positions",
-                           min(self.states[state].source if state else 0 for state, _ in vector),
-                           f"more than {limit:,} times n^2")
+                           f"pattern's {limit:,} character positions", where, f"more than {limit:,} times n^2")
             if len(seen) > MAX_COMBINATIONS:
-                raise too_large(f"more than {MAX_COMBINATIONS:,} combinations of ways to read a text",
-                                min(self.states[state].source if state else 0 for state, _ in vector))
+                raise too_large(f"more than {MAX_COMBINATIONS:,} combinations of ways to read a text", where)
             for kind in {kind for state, _ in vector for kind in step[state]}:
                 found = {}
                 for state, count in vector:
@@ -534,9 +525,9 @@ class Automaton:
 
     def check_looks(self):
         """Refuse a look-ahead that can read without bound where ``re`` reaches it again and again (after a loop)."""
-        loops = [component for component in self.components(range(len(self.states)))
-                 if component_loops(self, component)]
-        again = set(self.reach([state for component in loops for state in component], range(len(self.states))))
+        if not any(not look.bounded for looks in self.tested for look in looks):
+            return
+        again = set(self.reach([state for part in self.loops for state in part], range(len(self.states))))
         for state in sorted(again):
             for look in sorted(self.tested[state], key=lambda look: look.source):
                 if not look.bounded:
@@ -600,17 +591,28 @@ def doubled(component, edges):
     return any(differs and target in back for pair in back for target, differs in steps[pair])
 
 
-def shared(first, second, edges, after, of):
-    """Whether two loops share text (IDA): some p of the first, q of the second, and a text v with p→p, p→q, q→q.
+def reachable(starts, onward):
+    """The nodes reachable from ``starts`` (themselves too) in a graph given as ``onward[node]``, a set of nodes."""
+    seen, todo = set(starts), list(starts)
+    while todo:
+        for node in onward[todo.pop()] - seen:
+            seen.add(node)
+            todo.append(node)
+    return seen
 
-    Triples of states reading the same text, from (p, p, q) to (p, q, q):
-    the first stays in p's loop, the third in q's, the middle goes between.
-    """
-    start, goal = of[first[0]], of[second[0]]
-    between = {state for state in of if of[state] in after[start] and goal in after[of[state]]}
-    in_first, in_second = set(first), set(second)
-    for p in first:
-        for q in second:
+
+def shared(components, start, goal, edges, of, onward):
+    """Whether two loops share text (IDA): p of the first, q of the second and a text v with p→p, p→q, q→q on v;
+    found on triples of states reading the same text, from (p, p, q) to (p, q, q)."""
+    backward = [set() for _ in onward]
+    for node, later in enumerate(onward):
+        for target in later:
+            backward[target].add(node)
+    middle = reachable([start], onward) & reachable([goal], backward)
+    between = {state for state in of if of[state] in middle}
+    in_first, in_second = set(components[start]), set(components[goal])
+    for p in components[start]:
+        for q in components[goal]:
             seen, todo = set(), [(p, p, q)]
             while todo:
                 triple = todo.pop()
@@ -644,4 +646,5 @@ def check_matching_time(tree, positions):
 pattern: Python's re could take time growing as n^3 on a text of n characters (it tries a match at every start); \
 only patterns whose time is at most n^2 (times the pattern's size) are read
     """
-    return Automaton(tree, dict(positions)).check()
+    with collector_paused():  # loading, a file's whole JSON is alive: the collector would walk it again and again
+        return Automaton(tree, dict(positions)).check()

@@ -144,17 +144,18 @@ def partition(sets, low=0, high=TOP):
     >>> partition([((0x61, 0x7A),), ((0x62, 0x62),)], 0x60, 0x7B)
     ([96, 97, 98, 99, 123], [0, 1, 2, 1, 0], [(), (0,), (0, 1)])
     """
-    changes = {}  # code point -> the sets that start or stop there (a set's own ranges never overlap)
+    events = [(low, 0)]  # (code point, a set that starts or stops there, as a bit); a set's ranges never overlap
     for index, ranges in enumerate(sets):
         bit = 1 << index
         for first, last in ranges if (low, high) == (0, TOP) else clip(ranges, low, high):
-            changes[first] = changes.get(first, 0) ^ bit
-            changes[last + 1] = changes.get(last + 1, 0) ^ bit
+            events += ((first, bit), (last + 1, bit))
+    events.sort()
     starts, kinds, kind_of, active = [], [], {}, 0  # active: the sets holding the current run, as bits
-    for at in sorted({low, *changes} - {high + 1}):
-        active ^= changes.get(at, 0)
-        starts.append(at)
-        kinds.append(kind_of.setdefault(active, len(kind_of)))
+    for number, (at, bit) in enumerate(events):
+        active ^= bit
+        if at <= high and (number + 1 == len(events) or events[number + 1][0] != at):  # the last change here
+            starts.append(at)
+            kinds.append(kind_of.setdefault(active, len(kind_of)))
     return starts, kinds, [bit_indexes(active) for active in kind_of]
 
 
@@ -201,8 +202,9 @@ CATEGORY_NAMES = {name.lower() for name in unicode_ranges.CATEGORIES} | set(CATE
 
 
 # The parser makes a tree of tuples: ("set", ranges) is one character of a set (a literal is a set of
-# one, alternatives of single characters are the set they make); ("seq", items) and ("alt", items); ("repeat", item, low, high), greedy, high None for no bound;
-# ("atomic", item), never backtracked into; ("look", item, negative); ("end", "\\z" or "\\Z" or "$").
+# one, alternatives of single characters the set they make); ("seq", items) and ("alt", items);
+# ("repeat", item, low, high), greedy, high None for no bound; ("atomic", item), never backtracked into;
+# ("look", item, negative); ("end", "\\z" or "\\Z" or "$").
 
 class Parser:
     """A recursive-descent reader of the supported part of Oniguruma's syntax (``ONIG_SYNTAX_ONIGURUMA``)."""
@@ -226,7 +228,7 @@ class Parser:
         return item
 
     def alternation(self):
-        """Alternatives; of single characters only (``\\s|\\p{Zs}``), the one set they make, as ``re`` reads them too."""
+        """Alternatives; of single characters only (``\\s|\\p{Zs}``), the one set they make (as ``re`` reads them)."""
         start, items = self.at, [self.sequence()]
         while self.peek() == "|":
             self.at += 1
