@@ -4,13 +4,14 @@
 Hugging Face file brings its own regex, and ``re`` searches it by
 backtracking, trying a match at every start (``findall``, ``finditer``,
 ``split``): what this module adds is ``check_matching_time(tree,
-positions)``, which decides from a pattern parsed by ``bpelab.imported.oniguruma``,
-before any text is cut, that this takes at most about 3·K·n² steps on n
-characters, K at most the pattern's size, and refuses anything else with
-a one-line ``ValueError`` naming the slow part and its position. It reads
-the pattern as ``bpelab.imported.chunk_regex`` writes it and ``re`` runs it: a round
-of a repeat only after one that took text, ``C*+`` as ``C*(?!C)``, ``(?>X)``
-as a look-ahead never backtracked into, anchors as look-aheads.
+positions)``, which decides from a pattern parsed by
+``bpelab.imported.oniguruma``, before any text is cut, that this takes at
+most about 3·K·n² steps on n characters, K at most the pattern's size, and
+refuses anything else with a one-line ``ValueError`` naming the slow part
+and its position. It reads the pattern as ``bpelab.imported.chunk_regex``
+writes it and ``re`` runs it: a round of a repeat only after one that took
+text, ``C*+`` as ``C*(?!C)``, ``(?>X)`` as a look-ahead never backtracked
+into, anchors as look-aheads.
 
 It equals (the argument is in docs/unicode.md): without its *sure* states,
 those from which the pattern's end follows with no test, the pattern's
@@ -96,8 +97,7 @@ class Look:
     """A look-ahead's body, analysed on its own: run once where it stands, from there, to its first match."""
 
     def __init__(self, tree, negative, positions, source):
-        self.source = source
-        self.automaton = None
+        self.source, self.automaton = source, None
         if tree[0] == "set":  # one character (as most are): it reads one, and tells what may come next
             self.bounded, self.filter = True, complement(tree[1]) if negative else tree[1]
             return
@@ -182,7 +182,7 @@ class Automaton:
     def taken(self, body, after, level, loops, unsure, source):
         """The text an atomic group took, read in one way: its body's automaton made deterministic (by subsets).
         Any text the body can match counts, more than ``re`` takes (the body's first match): no way is missed."""
-        nodes, todo = {}, [frozenset([0])]
+        nodes, moves, todo = {}, {}, [frozenset([0])]  # subset -> its node; -> {subset reached: kinds}
         while todo:
             subset = todo.pop()
             if subset in nodes:
@@ -198,10 +198,10 @@ class Automaton:
             grouped = {}  # the states reached -> the kinds that reach them
             for kind, targets in onward.items():
                 grouped.setdefault(frozenset(targets), []).append(kind)
-            nodes[subset].more = grouped
+            moves[subset] = grouped
             todo.extend(grouped)
         for subset, node in nodes.items():
-            for targets, kinds_in in node.more.items():
+            for targets, kinds_in in moves[subset].items():
                 self.count += 1
                 node.next.append(Node("char", nodes[targets], ranges=union(*(body.kind_ranges[k] for k in kinds_in)),
                                       source=source, level=level, loops=loops, unsure=unsure))
