@@ -49,9 +49,11 @@ def bracket(ranges, top):
     """A class matching ``ranges`` among the code points up to ``top``: listed, or negated when that is shorter."""
     if not ranges:
         return "[^\\x00-\\U0010FFFF]"  # matches nothing
-    outside = clip(complement(ranges), 0, top)
+    outside, beyond = clip(complement(ranges), 0, top), ((top + 1, TOP),) if top < TOP else ()
+    if not outside and not beyond:
+        return "[\\x00-\\U0010FFFF]"  # every code point: "[^]" is no class in Python
     if len(outside) < len(ranges):
-        return "[^" + class_body(union(outside, ((top + 1, TOP),) if top < TOP else ())) + "]"
+        return "[^" + class_body(union(outside, beyond)) + "]"
     return escaped(ranges[0][0]) if ranges == ((ranges[0][0],) * 2,) else "[" + class_body(ranges) + "]"
 
 

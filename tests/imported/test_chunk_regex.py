@@ -79,6 +79,7 @@ class MeaningTests(unittest.TestCase):
         self.assertEqual(self.cut("\\p{^N}+", "ab12"), ["ab", "12"])
         self.assertEqual(self.cut("[^\\s\\p{L}]+", "a..b"), ["a", "..", "b"])
         self.assertEqual(self.cut("\\x{1F642}|\\u00e9|\\x41", "🙂éA"), ["🙂", "é", "A"])
+        self.assertEqual(self.cut("[\\s\\S]x|(?:[^b]|b){2}\\z", "🙂xab"), ["🙂x", "ab"])  # every code point
 
     def test_case_folding_is_oniguruma_s(self):
         regex = translate("(?i:'s|'ll)")
