@@ -108,7 +108,6 @@ class AddedTokenMatcher(SpecialTokenMatcher):
         self.raw = {token.content: token for token in added_tokens if not token.normalized}
         self.normalized = {normalize(token.content): token for token in added_tokens if token.normalized}
         self.plain = frozenset(token.content for token in added_tokens if not token.special)
-        self.by_choice = {}
 
     def segments(self, text, allowed_special=None, disallowed_special=None):
         """Cut ``text`` around its added tokens: ``(normalized text, None)`` and ``(None, ID)`` items, in order.
@@ -117,7 +116,7 @@ class AddedTokenMatcher(SpecialTokenMatcher):
         only the special ones named (and all others); the text of one in
         ``disallowed_special`` is a ``SpecialTokenInText``.
         """
-        raw, normalized = self.finders(self.allowed_in(text, allowed_special, disallowed_special))
+        raw, normalized, _ = self.choice(text, allowed_special, disallowed_special)
         if raw is None or raw.search(text) is None:  # (most text holds no added token: the quick way)
             return self.second_pass(self.normalize(text), normalized)
         segments = []
@@ -135,19 +134,14 @@ class AddedTokenMatcher(SpecialTokenMatcher):
         return [(piece, None) if token is None else (None, token.id)
                 for piece, token in cut_around(text, finder, self.normalized.__getitem__)]
 
-    def finders(self, allowed):
-        """The finders of the added tokens sought as written and after normalizing, with these special ones allowed
-        (None where none is sought); made once per choice."""
-        found = self.by_choice.get(allowed)
-        if found is None:
-            wanted = self.plain | allowed
-            found = tuple(self.finder(texts) if texts else None for texts in (
-                frozenset(text for text, token in tokens.items() if token.content in wanted)
-                for tokens in (self.raw, self.normalized)))
-            if len(self.by_choice) >= 8:
-                self.by_choice.clear()
-            self.by_choice[allowed] = found
-        return found
+    def finders_for(self, allowed, disallowed):
+        """The finders of the added tokens sought as written and after normalizing, with these special ones
+        allowed, and of the disallowed special ones (None where none is sought)."""
+        wanted = self.plain | allowed
+        return tuple(self.finder(texts) if texts else None for texts in (
+            frozenset(text for text, token in self.raw.items() if token.content in wanted),
+            frozenset(text for text, token in self.normalized.items() if token.content in wanted), disallowed))
+
 
 def added_token_lines(added_tokens, most=6):
     """The added tokens in a few words: how many are special and not, and the first few of each."""

@@ -1,8 +1,11 @@
 """Special tokens: their IDs after the merges, tiktoken's rules in text, and what training leaves out."""
 
+import tracemalloc
 import unittest
 
 from bpe import UNK, Tokenizer
+from bpelab.imported.added_tokens import AddedToken
+from bpelab.imported.pipeline import Pipeline
 from tests.lab_samples import BYTES, CORPUS
 
 
@@ -64,6 +67,45 @@ class SpecialTokenTests(unittest.TestCase):
         self.assertEqual(Tokenizer.from_json(tokenizer.to_json()).vocab, tokenizer.vocab)
         lab = Tokenizer(["a", "b", "c"], [("a", "b"), ("ab", "c")], special_tokens={"<s>": 6})
         self.assertEqual(lab.decode(lab.encode("abcab<s>", allowed_special="all")), "abcab<s>")
+
+
+class ManySpecialTokensTests(unittest.TestCase):
+    """A short encode costs the same whatever the number of special tokens: nothing per call grows with it."""
+
+    @staticmethod
+    def lab_kind(count):
+        return Tokenizer(None, BYTES.merges, byte_level=True, special_tokens=[f"<|s{n}|>" for n in range(count)])
+
+    @staticmethod
+    def imported(count):
+        added = [AddedToken(len(BYTES) + n, f"<|s{n}|>", n % 2 == 0, n % 3 == 0, False, False, False)
+                 for n in range(count)]
+        return Tokenizer(None, BYTES.merges, byte_level=True, vocab=list(BYTES.vocab), pipeline=Pipeline(
+            added_tokens=added, normalizer=[{"step": "NFC"}],
+            pre_tokenizer=[{"step": "split", "pattern": {"name": "gpt2"}, "behavior": "isolated", "invert": False}]))
+
+    @staticmethod
+    def allocated(tokenizer, choice):
+        """The most memory one short encode holds at once, after a first call has built what is kept."""
+        tokenizer.encode("hello world", **choice)
+        tracemalloc.start()
+        try:
+            tracemalloc.reset_peak()
+            tokenizer.encode("hello world", **choice)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    def test_five_or_five_thousand_cost_alike(self):
+        choices = [{}, {"allowed_special": "all"}, {"allowed_special": set()}, {"allowed_special": {"<|s2|>"}},
+                   {"allowed_special": ["<|s2|>"], "disallowed_special": ()}, {"disallowed_special": "all"}]
+        for make in (self.lab_kind, self.imported):
+            few, many = make(5), make(5000)
+            for choice in choices:
+                with self.subTest(kind=make.__name__, choice=choice):
+                    # a set of 5,000 texts (or its hash worked out again) is 100 kB or more; one call needs ~2 kB
+                    self.assertLess(self.allocated(many, choice), self.allocated(few, choice) + 4096)
+                    self.assertEqual(many.encode("hello world", **choice), few.encode("hello world", **choice))
 
 
 if __name__ == "__main__":
