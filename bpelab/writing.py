@@ -75,24 +75,74 @@ def atomic_writer(path: PathLike, argument: str = "path") -> Iterator[BinaryIO]:
     Ctrl-C), the temporary file is removed and the old file is untouched.
     Errors name ``path``, not the temporary file.
     """
-    target = check_output_path(path, argument)
-    with stopping_cleanly():
+    with stopping_cleanly(), _staged(path, argument) as staged:
+        yield staged.stream
+        staged.commit()
+
+
+@contextlib.contextmanager
+def atomic_pair(path: PathLike, description_path: PathLike, argument: str = "path") -> Iterator[tuple]:
+    """Open a file and the file that describes it for writing bytes, replaced so that the two never disagree.
+
+    Both are written to temporary files, as ``atomic_writer`` writes one.
+    At the end the old description is removed first, then the file is
+    replaced, then the new description is put in place: stopped at any
+    moment, the folder holds the old pair, or a file without a description,
+    or the new pair, never a file beside another file's description.
+    """
+    with stopping_cleanly(), _staged(description_path, argument) as description, _staged(path, argument) as data:
+        yield data.stream, description.stream
+        for staged in (data, description):
+            staged.flush()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(description.target)
+        data.commit()
+        description.commit()
+
+
+class _Staged:
+    """A file being written to a temporary file beside its target, which ``commit`` renames over the target."""
+
+    def __init__(self, path, argument):
+        self.target = check_output_path(path, argument)
         try:
-            handle, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".tmp-", suffix=".part")
+            handle, self.temporary = tempfile.mkstemp(dir=os.path.dirname(self.target), prefix=".tmp-",
+                                                      suffix=".part")
         except OSError as error:
             raise OSError(error.errno, error.strerror, path) from None
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                os.chmod(temporary, _mode_for(target))
-                yield stream
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.replace(temporary, target)
-        except BaseException as error:
-            os.unlink(temporary)
-            if isinstance(error, OSError) and temporary in (error.filename, error.filename2):
-                raise OSError(error.errno, error.strerror, path) from None
-            raise
+        self.stream = os.fdopen(handle, "wb")
+        self.committed = False
+        os.chmod(self.temporary, _mode_for(self.target))
+
+    def flush(self):
+        """Put the data on disk and close the temporary file."""
+        if not self.stream.closed:
+            self.stream.flush()
+            os.fsync(self.stream.fileno())
+            self.stream.close()
+
+    def commit(self):
+        """Flush, then rename the temporary file over the target."""
+        self.flush()
+        os.replace(self.temporary, self.target)
+        self.committed = True
+
+
+@contextlib.contextmanager
+def _staged(path, argument):
+    """A ``_Staged`` file, whose temporary file is removed unless it is committed; errors name ``path``."""
+    staged = _Staged(path, argument)
+    try:
+        yield staged
+    except OSError as error:
+        if staged.temporary in (error.filename, error.filename2):
+            raise OSError(error.errno, error.strerror, path) from None
+        raise
+    finally:
+        staged.stream.close()
+        if not staged.committed:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(staged.temporary)
 
 
 def write_text_atomic(path: PathLike, text: str) -> None:

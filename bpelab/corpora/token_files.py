@@ -14,7 +14,10 @@ when every ID fits, else ``uint32``), each file's after the last, with the
 special token ``separator`` (if given) after each file. Beside it,
 ``out_path + ".json"`` describes it: dtype, byteorder, tokens, the sha256 of
 the tokenizer's file, each file's tokens, the separator. Both are written
-atomically. Read it back with ``array.array("H")`` and ``frombytes`` (and
+atomically, and never disagree: the old description is removed before the
+new file takes the old one's place (``writing.atomic_pair``), so a run
+stopped in between leaves a token file without a description, never beside
+another run's. Read it back with ``array.array("H")`` and ``frombytes`` (and
 ``byteswap`` on a big-endian machine), or ``numpy.memmap(path,
 dtype="<u2")`` (``"I"`` and ``"<u4"`` for ``uint32``).
 """
@@ -35,7 +38,7 @@ from bpelab.messages import listed, named, shown
 from bpelab.reading import PathLike, open_text
 from bpelab.text.blocks import BLOCK_SIZE, safe_blocks, stream_blocks
 from bpelab.text.specials import SpecialChoice, SpecialTokenInText
-from bpelab.writing import atomic_writer, check_output_path
+from bpelab.writing import atomic_pair, check_output_path
 
 
 TOKEN_FILE_TYPES = {"uint16": "H", "uint32": "I"}
@@ -160,8 +163,7 @@ def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, wo
     width = array.array(typecode).itemsize
     ending = b"" if separator is None else encode_block(tokenizer, separator, {"allowed_special": "all"}, typecode)
     counts = [0] * len(paths)
-    with atomic_writer(description_path, "out_path") as description, \
-            atomic_writer(out_path, "out_path") as stream:
+    with atomic_pair(out_path, description_path, "out_path") as (stream, description):
         blocks = _file_blocks(paths, cut_by(tokenizer), block_size, progress)
         ended = 0  # files whose blocks are all written, and the separator after them
         for number, data in _block_results(tokenizer, paths, blocks, workers, specials, typecode):

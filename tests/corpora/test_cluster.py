@@ -14,6 +14,7 @@ import logging
 import os
 import random
 import tempfile
+import time
 import unittest
 from collections import Counter
 from unittest import mock
@@ -169,6 +170,47 @@ class DaskTests(unittest.TestCase):
         self.assertEqual(os.listdir(folder), [])
         with self.assertRaisesRegex(ValueError, "partition_size must be a positive int, not 0"):
             cluster_counting.count_chunks(self.client, self.paths, partition_size=0)
+
+    def test_a_failed_run_stops_its_tasks_and_leaves_the_earlier_dataset_whole(self):
+        tokenizer = Tokenizer(None, [], byte_level=True, special_tokens=[SPECIAL])
+        folder = os.path.join(self.folder.name, "kept")
+        cluster_shards.encode_shards(self.client, tokenizer, self.paths, folder, allowed_special="all",
+                                     partition_size=400)
+        earlier = snapshot(folder)
+        bad, big = (os.path.join(self.folder.name, name) for name in ("bad.txt", "big.txt"))
+        with open(bad, "wb") as stream:
+            stream.write(b"\xff")
+        with open(big, "w") as stream:
+            stream.write("many words to encode " * 75_000)  # 1.6 MB: tasks still running when the bad one fails
+        with self.assertRaisesRegex(ValueError, "bad.txt: not valid UTF-8"):
+            cluster_shards.encode_shards(self.client, tokenizer, [bad, big], folder, partition_size=50_000)
+        self.assertEqual(snapshot(folder), earlier)
+        time.sleep(0.5)  # a task left running would write its shard now
+        self.assertEqual(snapshot(folder), earlier)
+
+    def test_a_new_run_replaces_the_dataset_and_then_removes_the_old_shards(self):
+        tokenizer = Tokenizer(None, [], byte_level=True, special_tokens=[SPECIAL])
+        folder = os.path.join(self.folder.name, "again")
+        first = cluster_shards.encode_shards(self.client, tokenizer, self.paths, folder, allowed_special="all",
+                                             partition_size=400)
+        second = cluster_shards.encode_shards(self.client, tokenizer, self.paths[:2], folder,
+                                              allowed_special="all", partition_size=400)
+        self.assertEqual(sorted(snapshot(folder)), sorted([cluster_shards.MANIFEST] + [shard["name"]
+                                                                                      for shard in second["shards"]]))
+        self.assertTrue(all(os.path.dirname(shard["name"]) not in os.listdir(folder) for shard in first["shards"]))
+        with open(os.path.join(folder, cluster_shards.MANIFEST), encoding="utf-8") as stream:
+            self.assertEqual(json.load(stream), second)
+
+
+def snapshot(folder):
+    """Every file under ``folder`` (its path there, with ``/``) -> its bytes."""
+    found = {}
+    for here, _, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(here, name)
+            with open(path, "rb") as stream:
+                found[os.path.relpath(path, folder).replace(os.sep, "/")] = stream.read()
+    return found
 
 
 if __name__ == "__main__":

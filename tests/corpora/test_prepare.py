@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 import unittest
+from unittest import mock
 
 from bpe import Tokenizer
 from bpelab import writing
@@ -136,6 +137,28 @@ class TokenFileTests(unittest.TestCase):
             with self.subTest(message=message), self.assertRaisesRegex(error, message):
                 encode()
         self.assertFalse([name for name in os.listdir(self.folder) if "never" in name or name.endswith(".part")])
+
+    def test_a_token_file_never_stands_beside_another_runs_description(self):
+        tokenizer = TOKENIZERS["bytes"]
+        out = os.path.join(self.folder, "train.bin")
+        tokenizer.encode_files(self.paths[3:], out)
+        real = os.replace
+        for stopped_at in (1, 2):  # the first rename, or the second
+            renames = []
+
+            def rename(source, target):
+                renames.append(target)
+                if len(renames) == stopped_at:
+                    raise KeyboardInterrupt
+                real(source, target)
+
+            with self.subTest(stopped_at=stopped_at), mock.patch("os.replace", rename), \
+                    self.assertRaises(KeyboardInterrupt):
+                tokenizer.encode_files(self.paths[:1], out, allowed_special="all")
+            if os.path.exists(out + ".json"):
+                with open(out + ".json", encoding="utf-8") as stream:
+                    self.assertEqual(2 * json.load(stream)["tokens"], os.path.getsize(out))
+            self.assertFalse([name for name in os.listdir(self.folder) if name.endswith(".part")])
 
     def test_a_bad_separator_lists_a_few_special_tokens(self):
         tokenizer = Tokenizer(None, [], byte_level=True, special_tokens=[f"<|{i}|>" for i in range(5000)])
