@@ -101,48 +101,83 @@ def atomic_pair(path: PathLike, description_path: PathLike, argument: str = "pat
 
 
 class _Staged:
-    """A file being written to a temporary file beside its target, which ``commit`` renames over the target."""
+    """A file being written to a temporary file beside its target, which ``commit`` renames over the target.
+
+    ``stream`` is the temporary file's, but its errors name the target
+    (``bpe: train.bin: No space left on device``), as do those of
+    ``flush`` and ``commit``.
+    """
 
     def __init__(self, path, argument):
-        self.target = check_output_path(path, argument)
+        self.path, self.target = path, check_output_path(path, argument)
         try:
             handle, self.temporary = tempfile.mkstemp(dir=os.path.dirname(self.target), prefix=".tmp-",
                                                       suffix=".part")
         except OSError as error:
             raise OSError(error.errno, error.strerror, path) from None
-        self.stream = os.fdopen(handle, "wb")
+        self.file = os.fdopen(handle, "wb")
+        self.stream = _Named(self.file, self)
         self.committed = False
         os.chmod(self.temporary, _mode_for(self.target))
 
+    def named(self, error):
+        """``error`` as it would read if it had happened to the target (it may have no file name, or the temporary's)."""
+        if error.filename in (None, self.temporary):
+            return OSError(error.errno, error.strerror, self.path)
+        return error
+
     def flush(self):
         """Put the data on disk and close the temporary file."""
-        if not self.stream.closed:
-            self.stream.flush()
-            os.fsync(self.stream.fileno())
-            self.stream.close()
+        try:
+            if not self.file.closed:
+                self.file.flush()
+                os.fsync(self.file.fileno())
+                self.file.close()
+        except OSError as error:
+            raise self.named(error) from None
 
     def commit(self):
         """Flush, then rename the temporary file over the target."""
         self.flush()
-        os.replace(self.temporary, self.target)
+        try:
+            os.replace(self.temporary, self.target)
+        except OSError as error:
+            raise self.named(error) from None
         self.committed = True
+
+    def discard(self):
+        """Close and remove the temporary file, unless it was committed (errors closing it are the failure's own)."""
+        with contextlib.suppress(OSError):
+            self.file.close()
+        if not self.committed:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.temporary)
+
+
+class _Named:
+    """A file's stream whose errors (a full disk, a file too large) name the file it stands for."""
+
+    def __init__(self, stream, staged):
+        self._stream, self._staged = stream, staged
+
+    def write(self, data):
+        try:
+            return self._stream.write(data)
+        except OSError as error:
+            raise self._staged.named(error) from None
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 @contextlib.contextmanager
 def _staged(path, argument):
-    """A ``_Staged`` file, whose temporary file is removed unless it is committed; errors name ``path``."""
+    """A ``_Staged`` file, whose temporary file is removed however the writing ends, unless it was committed."""
     staged = _Staged(path, argument)
     try:
         yield staged
-    except OSError as error:
-        if staged.temporary in (error.filename, error.filename2):
-            raise OSError(error.errno, error.strerror, path) from None
-        raise
     finally:
-        staged.stream.close()
-        if not staged.committed:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(staged.temporary)
+        staged.discard()
 
 
 def write_text_atomic(path: PathLike, text: str) -> None:
@@ -151,23 +186,30 @@ def write_text_atomic(path: PathLike, text: str) -> None:
         stream.write(text.encode("utf-8"))
 
 
+STOPPING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, name))
+"""The signals that end a process while it writes (``kill``, a closed terminal, Ctrl-\\) and are handled alike:
+the write unwinds, its temporary file is removed, then the process ends as the signal would end it. (Ctrl-C is
+Python's ``KeyboardInterrupt``, which unwinds by itself.)"""
+
+
 class _Terminated(BaseException):
-    """SIGTERM arrived while a file was being written."""
+    """One of ``STOPPING_SIGNALS`` arrived while a file was being written."""
 
 
 def _unwind(signal_number, frame):
-    """The SIGTERM handler while a file is being written: unwind, so the temporary file is removed."""
-    raise _Terminated
+    """The handler of ``STOPPING_SIGNALS`` while a file is being written: unwind, so the temporary file is removed."""
+    raise _Terminated(signal_number)
 
 
 def _not_in_a_child():
-    """After a fork, give a child (a worker process) SIGTERM's default action back, if it inherited ``_unwind``.
+    """After a fork, give a child (a worker process) each signal's default action back, if it inherited ``_unwind``.
 
     A worker forked while its parent writes a file must not unwind the
     parent's write on SIGTERM, nor print a traceback: it simply ends.
     """
-    if signal.getsignal(signal.SIGTERM) is _unwind:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    for number in STOPPING_SIGNALS:
+        if signal.getsignal(number) is _unwind:
+            signal.signal(number, signal.SIG_DFL)
 
 
 if hasattr(os, "register_at_fork"):
@@ -176,20 +218,26 @@ if hasattr(os, "register_at_fork"):
 
 @contextlib.contextmanager
 def stopping_cleanly():
-    """Let SIGTERM unwind the write (so its temporary file is removed), then end the process as SIGTERM does.
+    """Let SIGTERM, SIGHUP and SIGQUIT unwind the write (so its temporary file is removed), then end the process as
+    the signal does.
 
-    Only where SIGTERM would simply end the process (its default action, in
-    the main thread); a program that handles SIGTERM itself keeps its way.
+    Only for the signals that would simply end the process (their default
+    action, in the main thread); a program that handles one itself keeps
+    its way.
     """
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    signal.signal(signal.SIGTERM, _unwind)
+    taken = [number for number in STOPPING_SIGNALS if signal.getsignal(number) == signal.SIG_DFL]
+    for number in taken:
+        signal.signal(number, _unwind)
     try:
         yield
-    except _Terminated:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
+    except _Terminated as stopped:
+        for number in taken:
+            signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), stopped.args[0])
         raise
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        for number in taken:
+            signal.signal(number, signal.SIG_DFL)

@@ -57,8 +57,10 @@ C_LOCALE = {"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0", "NO_CO
 ENCODING = "ascii"
 """What Python's standard streams and file-system encoding are in the C locale (no UTF-8 mode, no coercion)."""
 
-SIGNALS = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGPIPE") if hasattr(signal, name)]
-"""Signals whose handlers a command may change (``files.stopping_cleanly`` sets SIGTERM's while it writes)."""
+SIGNALS = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGPIPE")
+           if hasattr(signal, name)]
+"""Signals whose handlers a command may change (``writing.stopping_cleanly`` sets SIGTERM's, SIGHUP's and SIGQUIT's
+while it writes)."""
 
 
 def environment(changes=None):

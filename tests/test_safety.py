@@ -11,6 +11,7 @@ import importlib.util
 import json
 import os
 import random
+import resource
 import signal
 import socket
 import stat
@@ -130,18 +131,36 @@ class WritersTests(FolderTestCase):
         self.assertEqual(self.read(path), b"old")
         self.assertEqual(os.listdir(self.folder), ["tok.json"])
 
-    def test_sigterm_during_a_save_leaves_no_temporary_file(self):
+    def test_sigterm_sighup_or_sigquit_during_a_save_leaves_no_temporary_file(self):
         path = self.write("tok.json")
-        script = (
-            f"import os, signal, sys; sys.path.insert(0, {ROOT!r}); import bpe\n"
-            "from bpelab import writing\n"
-            "writing.os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGTERM)\n"
-            f"bpe.Tokenizer.load({os.path.join(ROOT, 'tokenizer.json')!r}).save({path!r})\n"
-        )
-        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-        self.assertEqual(result.returncode, -signal.SIGTERM, result.stderr)
-        self.assertEqual(os.listdir(self.folder), ["tok.json"])
-        self.assertEqual(self.read(path), b"old")
+        for name in ("SIGTERM", "SIGHUP", "SIGQUIT"):
+            script = (
+                f"import os, resource, signal, sys; sys.path.insert(0, {ROOT!r}); import bpe\n"
+                "from bpelab import writing\n"
+                "resource.setrlimit(resource.RLIMIT_CORE, (0, 0))\n"  # (SIGQUIT's default action dumps core)
+                f"writing.os.fsync = lambda fd: os.kill(os.getpid(), signal.{name})\n"
+                f"bpe.Tokenizer.load({os.path.join(ROOT, 'tokenizer.json')!r}).save({path!r})\n"
+            )
+            with self.subTest(signal=name):
+                result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+                self.assertEqual(result.returncode, -getattr(signal, name), result.stderr)
+                self.assertEqual(os.listdir(self.folder), ["tok.json"])
+                self.assertEqual(self.read(path), b"old")
+
+    def test_a_write_that_fails_names_the_file_and_leaves_nothing(self):
+        # a full disk, or a file grown too large (here past RLIMIT_FSIZE; -B: no bytecode file is cut short either)
+        self.write("tok.json")
+        tokens = os.path.join(self.folder, "tokens.bin")
+        for args, target in ((["train", os.path.join(ROOT, "bpe.py"), "--vocab-size", "300", "-o", "tok.json"],
+                              "tok.json"), (["prepare", "-t", os.path.join(ROOT, "tokenizer.json"),
+                                             os.path.join(ROOT, "bpe.py"), "-o", tokens], tokens)):
+            with self.subTest(command=args[0]):
+                result = subprocess.run([sys.executable, "-B", os.path.join(ROOT, "bpe.py"), *args], cwd=self.folder,
+                                        capture_output=True, text=True, preexec_fn=lambda: resource.setrlimit(
+                                            resource.RLIMIT_FSIZE, (3000, resource.RLIM_INFINITY)))
+                self.assertEqual((result.returncode, result.stderr), (1, f"bpe: {target}: File too large\n"))
+                self.assertEqual(sorted(os.listdir(self.folder)), ["tok.json"])
+                self.assertEqual(self.read(os.path.join(self.folder, "tok.json")), b"old")
 
     def test_a_nul_in_a_path_names_the_argument(self):
         with self.assertRaisesRegex(ValueError, "path 'a\\\\x00b' holds a NUL character"):
