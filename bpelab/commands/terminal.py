@@ -53,13 +53,23 @@ class Output:
         self.write_bytes(text.encode("utf-8", "surrogateescape"), flush)
 
     def write_bytes(self, data, flush=False):
-        """Write ``data`` exactly."""
+        """Write ``data`` exactly: all of it, or until the reader goes away.
+
+        A write to a pipe may take only part of the data (what fitted before
+        the reader closed it); the rest is written again, and that write
+        finds the reader gone, rather than the rest being dropped unseen.
+        """
         if self.reader_gone:
             return
         if sys.stdout is None:
             raise CommandError("standard output is closed; give the command somewhere to write")
         try:
-            sys.stdout.buffer.write(data)
+            left = memoryview(data)
+            while left:
+                written = sys.stdout.buffer.write(left)
+                if not written:  # (a stream set not to wait, that is full)
+                    raise CommandError("standard output takes no more data; nothing more was written")
+                left = left[written:]
             if flush:
                 sys.stdout.buffer.flush()
         except BrokenPipeError:

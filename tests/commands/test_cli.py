@@ -588,6 +588,16 @@ class PipesAndStreamsTests(CommandLineTestCase):
             self.assertEqual((process.returncode, stderr), (141, b""), command)
         self.assertTrue(os.path.exists(os.path.join(FOLDER, "unread.json")))
 
+    def test_a_reader_that_takes_a_little_then_goes_is_141_too(self):
+        long = os.path.join(FOLDER, "long.txt")
+        with open(CORPUS, "rb") as stream, open(long, "wb") as out:
+            out.write(stream.read() * 4)  # IDs far beyond what a pipe holds: one write is cut short
+        process = start([sys.executable, BPE_PATH, "encode", "-t", LAB, "--file", long])
+        process.stdout.read(10)  # as `| head -c 10` does
+        process.stdout.close()
+        _, stderr = process.communicate(timeout=60)
+        self.assertEqual((process.returncode, stderr), (141, b""))
+
     def test_closed_standard_streams_are_one_line(self):
         no_input, no_output = start_shell('exec "$PYTHON" "$BPE" encode -t "$LAB" <&-'), \
             start_shell('exec "$PYTHON" "$BPE" encode -t "$LAB" hi >&-')
