@@ -428,10 +428,19 @@ def command_count(args):
     OUT.write("".join(f"{count:>{width}}  {path}\n" for count, path in rows))
 
 
+def page_text(value, name, limit):
+    """An argument that a page starts with, as text, refused if it is longer than the page takes."""
+    text = argument_text(value, name)
+    if len(text) > limit:
+        raise UsageError(f"{name} has {len(text):,} characters; the page takes at most {limit:,}")
+    return text
+
+
 def command_widget(args):
     """Write the training widget: one HTML file that steps through BPE in any browser, offline."""
     check_output(args.output)
-    text, test = (argument_text(value, name) for value, name in ((args.text, "--text"), (args.test, "--test")))
+    text, test = (page_text(value, name, widget_page.MAX_CHARS) for value, name in ((args.text, "--text"),
+                                                                                     (args.test, "--test")))
     write_text_atomic(args.output, widget_page.page(text, test))
     OUT.write(f"{args.output}: open it in a browser (for example file://{os.path.abspath(args.output)})\n")
 
@@ -457,9 +466,7 @@ def command_view(args):
     """Serve the page that shows the tokenizers side by side, on 127.0.0.1, until Ctrl-C."""
     from bpelab.commands import view  # (its server, http.server, takes a tenth of the start of any other command)
 
-    text = argument_text(args.text, "--text")
-    if len(text) > view.MAX_CHARS:
-        raise UsageError(f"--text has {len(text):,} characters; the page takes at most {view.MAX_CHARS:,}")
+    text = page_text(args.text, "--text", view.MAX_CHARS)
     tokenizers = load_tokenizers(args)
 
     def ready(address):

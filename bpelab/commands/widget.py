@@ -60,12 +60,15 @@ START_MARKER = "/*START*/null"
 def page(text=DEFAULT_TEXT, test=DEFAULT_TEST):
     """The widget as one HTML document (a str), starting from ``text`` and the test sentence ``test``.
 
-    Any text is safe to pass: it reaches the page only inside the script, as
-    a JavaScript string literal (see ``script_literal``).
+    Any text of at most ``MAX_CHARS`` characters is safe to pass: it
+    reaches the page only inside the script, as a JavaScript string literal
+    (see ``script_literal``).
     """
     for name, value in (("text", text), ("test", test)):
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+        if len(value) > MAX_CHARS:  # the page would refuse to start from it
+            raise ValueError(f"{name} has {len(value):,} characters; the page takes at most {MAX_CHARS:,}")
     start = script_literal({"text": text, "test": test, "maxChars": MAX_CHARS, "tieRules": TIE_RULES})
     return inline_page("widget").html.replace(START_MARKER, start, 1)
 

@@ -40,6 +40,7 @@ from unittest import mock
 
 import bpe
 import bpelab.commands.cli
+from bpelab.commands import widget as widget_page
 from bpelab.commands.terminal import OUT
 from tests.in_process import BPE_PATH, ROOT, environment, run_here
 
@@ -674,6 +675,21 @@ class FrictionTests(CommandLineTestCase):
         self.assertEqual(load_json(out)["pattern"], "o200k")
         self.assertEqual(bpe.chunks("«привет», café", "o200k"), ["«привет", "»,", " café"])
         self.assertIn("lab knows only ASCII letters and digits", " ".join(helped.stdout.decode().split()))
+
+    def test_a_text_longer_than_the_page_takes_is_refused_before_it_is_written(self):
+        limit = widget_page.MAX_CHARS
+        self.assertIn('"text": "' + "x" * limit, widget_page.page("x" * limit))
+        for name in ("text", "test"):
+            with self.subTest(name=name), self.assertRaisesRegex(ValueError, f"{name} has 2,001 characters; the "
+                                                                             "page takes at most 2,000"):
+                widget_page.page(**{name: "x" * (limit + 1)})
+        with tempfile.TemporaryDirectory() as folder:
+            out = os.path.join(folder, "page.html")
+            for option in ("--text", "--test"):
+                result = run_here("widget", "-o", out, option, "é" * (limit + 1))
+                self.assertEqual((result.returncode, result.stderr), (2, f"bpe: {option} has 2,001 characters; the "
+                                 "page takes at most 2,000 (see bpe widget --help)\n".encode()))
+            self.assertEqual(os.listdir(folder), [])
 
     @unittest.skipUnless(shutil.which("git") and os.path.isdir(os.path.join(ROOT, ".git")), "needs a git checkout")
     def test_the_widget_written_by_default_is_not_taken_for_work_in_the_checkout(self):
