@@ -28,6 +28,7 @@ from bpelab.checks import REPLACEMENT_CHARACTER, UNK, check_list
 from bpelab.formats.lab import given_or_lab_arguments
 from bpelab.imported.added_tokens import AddedToken, FLAGS
 from bpelab.imported.pipeline import GPT2_REGEX, MODEL_OPTIONS, Pipeline, UNICODE_FORMS
+from bpelab.imported.vocabulary import MAX_ID
 from bpelab.messages import named, shown
 from bpelab.reading import PathLike, parse_json, read_json
 from bpelab.text.patterns import PATTERNS, pattern_source
@@ -387,7 +388,11 @@ def model_parts(model, byte_level=True):
                 raise ValueError(f"vocab entry {shown(token)} has ID {shown(token_id)}; IDs must be distinct ints "
                                  "from 0")
             seen.add(token_id)
-    listed = [None] * (max(token_ids, default=-1) + 1)
+    highest = max(token_ids, default=-1)
+    if highest > MAX_ID:  # (before the list of every ID is made: an ID of 2**63 would ask for exabytes)
+        token = next(token for token, token_id in vocab.items() if token_id == highest)
+        raise ValueError(f"vocab entry {shown(token)} has ID {highest:,}; at most {MAX_ID:,} is supported")
+    listed = [None] * (highest + 1)
     for token, token_id in vocab.items():
         listed[token_id] = token
     kinds = set(map(type, merges))

@@ -62,6 +62,7 @@ class GivenVocabulary:
         self.ids = token_ids(self.ordinary)
         self.find_base()
         self.vocab = with_added_tokens(self.ordinary, self.ids, pipeline.added_tokens)
+        check_template_ids(pipeline.post_processor, self.vocab)
         self.id_bits = max(len(self.vocab), 2).bit_length()
         with collector_paused():
             self.table = merge_table(merges, self.ids, self.id_bits)
@@ -228,6 +229,16 @@ def refuse_repeated_pair(merges):
         if pair in seen:
             raise ValueError(f"merge {rank} {shown(pair)} is listed twice (a pair has one rank)")
         seen.add(pair)
+
+
+def check_template_ids(template, vocab):
+    """Refuse a post-processor template whose tokens have IDs that no token of ``vocab`` has (the file could not be
+    written back, nor such IDs decoded)."""
+    for name, ids in ({} if template is None else template["special_tokens"]).items():
+        for token_id in ids:
+            if token_id >= len(vocab) or vocab[token_id] is None:
+                raise ValueError(f"post_processor's template token {shown(name)} has ID {token_id:,}, which no "
+                                 f"token of the vocab has (it has {len(vocab):,} IDs)")
 
 
 def with_added_tokens(ordinary, ids, added_tokens):

@@ -438,6 +438,15 @@ class HuggingFaceFileTests(unittest.TestCase):
             (dict(good, added_tokens=[{"id": 300, "content": ["<s>"]}]), "its content must be a string"),
             (dict(good, added_tokens=[first, dict(first, id=301)]), "added token '<s>' is listed twice"),
             (dict(good, added_tokens=[dict(first, lstrip=True)]), "sets lstrip .*unsupported"),
+            (dict(good, model=dict(model, vocab=dict(model["vocab"], huge=2 ** 63))),
+             "vocab entry 'huge' has ID 9,223,372,036,854,775,808; at most 16,777,215 is supported"),
+            (dict(good, model=dict(model, vocab=dict(model["vocab"], large=400_000_000))),
+             "vocab entry 'large' has ID 400,000,000; at most 16,777,215"),
+            (dict(good, post_processor={"type": "TemplateProcessing", "single": [
+                {"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+                "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 0}}],
+                "special_tokens": {"<s>": {"id": "<s>", "ids": [300], "tokens": ["<s>"]}}}),
+             "post_processor's template token '<s>' has ID 300, which no token of the vocab has"),
         ]
         for body, message in cases:
             path = self.path(body)
