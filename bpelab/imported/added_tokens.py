@@ -12,7 +12,9 @@ the text, even with ``add_special_tokens=False``:
    longest, each match taken whole and never touched again;
 2. every stretch between them is normalized on its own, and the added tokens
    whose flag ``normalized`` is true are looked for in it, by their own text
-   normalized the same way;
+   normalized the same way (one whose text normalizes to nothing is never
+   found; two that normalize alike, ``ﬁ`` and ``fi`` under NFKC, are refused,
+   since the library finds one or the other at random from run to run);
 3. the stretches left are cut into chunks and encoded.
 
 Special or not makes no difference to matching; it matters to ``decode``,
@@ -106,7 +108,15 @@ class AddedTokenMatcher(SpecialTokenMatcher):
         super().__init__({token.content: token.id for token in added_tokens if token.special})
         self.normalize = normalize
         self.raw = {token.content: token for token in added_tokens if not token.normalized}
-        self.normalized = {normalize(token.content): token for token in added_tokens if token.normalized}
+        self.normalized = {}
+        for token in added_tokens:  # sought by their normalized text (one that normalizes to nothing never is)
+            text = normalize(token.content) if token.normalized else ""
+            if text in self.normalized:
+                raise ValueError(f"added tokens {shown(self.normalized[text].content)} and {shown(token.content)} "
+                                 f"both normalize to {shown(text)}, and tokenizers 0.23.3 finds one or the other "
+                                 "at random from run to run: unsupported, since no IDs could be its")
+            if text:
+                self.normalized[text] = token
         self.plain = frozenset(token.content for token in added_tokens if not token.special)
 
     def segments(self, text, allowed_special=None, disallowed_special=None):
