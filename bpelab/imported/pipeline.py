@@ -83,6 +83,37 @@ CHARACTER_OPTIONS = {"byte_fallback": "unknown characters as <0xXX> byte tokens"
 lacks. The byte level never uses them."""
 
 
+MAX_GROWTH = 64
+"""How many characters a normalizer may make of each one (real ones make at most 18: NFKC of U+FDFA)."""
+
+FORM_GROWTH = {"NFC": 4, "NFD": 4, "NFKC": 18, "NFKD": 18}
+"""The most characters each Unicode form makes of one in a text (a canonical form decomposes to at most 4 first)."""
+
+
+def check_growth(steps):
+    """Refuse a normalizer that could make more than ``MAX_GROWTH`` characters of one (then ``encode("a")`` may
+    ask for the machine's memory: forty ``replace`` steps of ``a`` by ``aa`` make 2^40).
+
+    Each ``replace`` may multiply the text by its new text's length over its
+    old one's, and a run of Unicode forms by the most one of them makes
+    (normalizing twice gives no more than normalizing once); ``prepend``
+    adds its text once.
+    """
+    growth, run = 1, 1
+    for step in steps + [{"step": "end"}]:
+        if step["step"] in FORM_GROWTH:
+            run = max(run, FORM_GROWTH[step["step"]])
+            continue
+        growth, run = growth * run, 1
+        if step["step"] == "replace":
+            growth *= max(1, len(step["new"]) / len(step["old"]))
+    if growth > MAX_GROWTH:
+        raise ValueError(f"normalizer may make {growth:,.0f} characters of each one (each replace multiplies the "
+                         f"text by its new text's length over its old one's, and so may NFKC by 18); at most "
+                         f"{MAX_GROWTH} are supported")
+    return steps
+
+
 def normalize(form, text):
     """``unicodedata.normalize(form, text)`` as Unicode 9.0.0 does it, as Hugging Face's normalizers do.
 
@@ -289,7 +320,7 @@ class Pipeline:
     def __init__(self, added_tokens=(), normalizer=(), pre_tokenizer=(), model=None, decoder=({"step": "bytes"},),
                  post_processor=None):
         self.added_tokens = check_added_tokens(added_tokens)
-        self.normalizer = check_steps(normalizer, "normalizer")
+        self.normalizer = check_growth(check_steps(normalizer, "normalizer"))
         self.pre_tokenizer = check_steps(pre_tokenizer, "pre_tokenizer")
         self.model = check_model(MODEL_OPTIONS if model is None else model)
         self.decoder = check_steps(decoder, "decoder")

@@ -447,6 +447,9 @@ class HuggingFaceFileTests(unittest.TestCase):
                 "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 0}}],
                 "special_tokens": {"<s>": {"id": "<s>", "ids": [300], "tokens": ["<s>"]}}}),
              "post_processor's template token '<s>' has ID 300, which no token of the vocab has"),
+            (dict(good, normalizer={"type": "Sequence", "normalizers": [
+                {"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}] * 40}),
+             "normalizer may make 1,099,511,627,776 characters of each one .*; at most 64 are supported"),
         ]
         for body, message in cases:
             path = self.path(body)
