@@ -49,7 +49,15 @@ def load_tokenizer(args):
     if reads_standard_input(args) and is_standard_input(args.tokenizer):
         raise UsageError("-t reads the tokenizer from standard input, which cannot give the text or IDs as well: "
                          "give them as arguments" + (" or with --file" if "file" in args else ""))
-    return official.open_tokenizer(Tokenizer, args.tokenizer)
+    return open_tokenizer(args.tokenizer)
+
+
+def open_tokenizer(source):
+    """``-t SOURCE`` opened; memory running out while it loads is blamed on it."""
+    try:
+        return official.open_tokenizer(Tokenizer, source)
+    except MemoryError:
+        raise MemoryError(f"{named(source)}, the tokenizer") from None
 
 
 def reads_standard_input(args):
@@ -213,7 +221,7 @@ def load_tokenizers(args):
     repeated = sorted({source for source in args.tokenizer if args.tokenizer.count(source) > 1})
     if repeated:
         raise UsageError(f"-t {repeated[0]} is given twice")
-    return {source: official.open_tokenizer(Tokenizer, source) for source in args.tokenizer}
+    return {source: open_tokenizer(source) for source in args.tokenizer}
 
 
 def per_token(value):
@@ -485,8 +493,32 @@ COMMANDS = {"train": command_train, "encode": command_encode, "decode": command_
 
 
 def main(argv=None):
-    """Run one command; return the exit status (0 done, 1 bad input, 2 bad usage, 141 reader gone)."""
+    """Run one command; return the exit status (0 done, 1 bad input or out of memory, 2 bad usage, 141 reader gone)."""
     args = build_parser(COMMANDS).parse_args(argv)
+    try:
+        return run(args)
+    except MemoryError as error:
+        where = str(error) or inputs_of(args)  # (said after this block, once the work's memory is given back)
+    print(f"{PROGRAM}: out of memory on {where}; give it less at a time, or run it where there is more memory",
+          file=sys.stderr)
+    return 1
+
+
+def inputs_of(args):
+    """What a command was given to work on, for a message: its files, its text, or its tokenizer."""
+    files = getattr(args, "files", None) or [getattr(args, "file", None) or getattr(args, "source", None)]
+    if files != [None]:
+        return ", ".join("standard input" if path == "-" else named(path) for path in files[:3]) + (
+            ", ..." if len(files) > 3 else "")
+    if reads_standard_input(args) or getattr(args, "texts", None) == []:
+        return "standard input"
+    if getattr(args, "text", None) is not None or getattr(args, "texts", None):
+        return "the text given as TEXT"
+    return ", ".join(map(named, args.tokenizer if isinstance(args.tokenizer, list) else [args.tokenizer]))
+
+
+def run(args):
+    """Run the command ``args`` names; return its exit status, or raise ``MemoryError`` for ``main`` to report."""
     try:
         args.run(args)
         OUT.finish()

@@ -65,10 +65,13 @@ def _file_blocks(paths, pattern, block_size, progress):
     total, done = sum(sizes), 0
     for number, path in enumerate(paths):
         with open_text(path) as stream:
-            for block in safe_blocks(stream_blocks(stream, path, block_size), pattern):
-                yield number, block
-                if progress is not None:
-                    progress(done + stream.tell(), total)
+            try:
+                for block in safe_blocks(stream_blocks(stream, path, block_size), pattern):
+                    yield number, block
+                    if progress is not None:
+                        progress(done + stream.tell(), total)
+            except MemoryError:  # (a stretch with no safe cut, held whole)
+                raise MemoryError(f"{named(path)}, read up to byte {stream.tell():,}") from None
         done += sizes[number]
 
 
@@ -76,7 +79,8 @@ def _block_results(tokenizer, paths, blocks, workers, specials, typecode):
     """For each block, in order: its file number, and its IDs as a token file holds them (``typecode``),
     or how many there are (``typecode`` None). Several processes share the work if asked.
 
-    A special token refused in a block is reported with the file it is in.
+    A special token refused in a block, or memory running out on it, is
+    reported with the file it is in.
     """
 
     def blamed_on_its_file(number, result):
@@ -84,6 +88,8 @@ def _block_results(tokenizer, paths, blocks, workers, specials, typecode):
             return result()
         except SpecialTokenInText as error:
             raise SpecialTokenInText(error.token, paths[number]) from None
+        except MemoryError:
+            raise MemoryError(named(paths[number])) from None
 
     if workers == 1:
         for number, block in blocks:

@@ -676,6 +676,26 @@ class FrictionTests(CommandLineTestCase):
         self.assertEqual(bpe.chunks("«привет», café", "o200k"), ["«привет", "»,", " café"])
         self.assertIn("lab knows only ASCII letters and digits", " ".join(helped.stdout.decode().split()))
 
+    def test_running_out_of_memory_is_one_line_naming_what_was_read(self):
+        real_encode = bpe.Tokenizer.encode
+
+        def encode(tokenizer, text, **options):  # as encode fails on a text too long for the memory there is
+            if text:
+                raise MemoryError
+            return real_encode(tokenizer, text, **options)
+
+        cases = [(("count", "-t", LAB, CORPUS), "encode", encode, CORPUS),
+                 (("encode", "-t", LAB, "hello"), "encode", encode, "the text given as TEXT"),
+                 (("show", "-t", LAB, "--file", CORPUS), "encode", encode, CORPUS),
+                 (("train", CORPUS, "--vocab-size", "300", "-o", os.path.join(FOLDER, "never.json")),
+                  "train_from_counts", MemoryError, CORPUS),
+                 (("inspect", "-t", LAB), "from_json", MemoryError, f"{LAB}, the tokenizer")]
+        for args, method, effect, where in cases:
+            with self.subTest(command=args[0]), mock.patch.object(bpe.Tokenizer, method, side_effect=effect,
+                                                                  autospec=True):
+                self.assertFails(run_here(*args), f"bpe: out of memory on {where}; give it less at a time")
+        self.assertFalse(os.path.exists(os.path.join(FOLDER, "never.json")))
+
     def test_a_text_longer_than_the_page_takes_is_refused_before_it_is_written(self):
         limit = widget_page.MAX_CHARS
         self.assertIn('"text": "' + "x" * limit, widget_page.page("x" * limit))
