@@ -34,6 +34,29 @@ def listed(values, joiner=", ", most=5):
 
 
 def named(path):
-    """A file name for a message: as it is, unless it would break the line (a newline in it) or run very long."""
+    """A file name for a message: as it is, unless it would break the line (a newline in it) or run very long.
+
+    A name given in bytes the locale cannot decode reads as ``readable_name`` gives it.
+    """
     name = os.fspath(path)
+    if isinstance(name, str):
+        name = readable_name(name)
     return name if isinstance(name, str) and name.isprintable() and len(name) <= 200 else shown(name)
+
+
+def readable_name(name):
+    """A file name as text that can go anywhere (HTML, JSON, SVG, a message): its bytes read as UTF-8, and a byte
+    that is not UTF-8 (an old Latin-1 name) written ``\\xNN``.
+
+    >>> readable_name("caf\\udcc3\\udca9.json"), readable_name("caf\\udce9.json"), readable_name("café.json")
+    ('café.json', 'caf\\\\xe9.json', 'café.json')
+
+    Python gives such a name (an argument, under ``LC_ALL=C``; a listed file)
+    with each byte it could not decode as a lone surrogate, which no UTF-8
+    output can hold.
+    """
+    try:
+        data = os.fsencode(name)
+    except UnicodeEncodeError:  # a lone surrogate that is no undecoded byte
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+    return data.decode("utf-8", "backslashreplace")

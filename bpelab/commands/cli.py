@@ -25,7 +25,7 @@ from bpelab.commands.drawing import (base_kind, emitted_whole, first_merge_of, f
 from bpelab.commands.terminal import BROKEN_PIPE_STATUS, CommandError, OUT, PROGRAM, UsageError, argument_text, bytes_progress, check_output, describe, is_standard_input, on_terminal, parse_ids, read_stdin, read_text, stdin_stream, terminal_line
 from bpelab.formats import official
 from bpelab.merges.ranked import reference_encode_leftmost
-from bpelab.messages import named, shown
+from bpelab.messages import named, readable_name, shown
 from bpelab.text.readable import id_text, token_spans, token_text, visible
 
 
@@ -217,11 +217,16 @@ def command_show(args):
 
 
 def load_tokenizers(args):
-    """The tokenizers of a repeated ``-t``, by the name each was given as (checked before any is loaded)."""
-    repeated = sorted({source for source in args.tokenizer if args.tokenizer.count(source) > 1})
+    """The tokenizers of a repeated ``-t``, by the name each was given as (checked before any is loaded).
+
+    Each label is the name as text (``readable_name``: a byte that is not
+    UTF-8 as ``\\xNN``), so it can go into the page, the JSON and the chart.
+    """
+    labels = [readable_name(source) for source in args.tokenizer]
+    repeated = sorted({label for label in labels if labels.count(label) > 1})
     if repeated:
         raise UsageError(f"-t {repeated[0]} is given twice")
-    return {source: open_tokenizer(source) for source in args.tokenizer}
+    return {label: open_tokenizer(source) for label, source in zip(labels, args.tokenizer)}
 
 
 def per_token(value):

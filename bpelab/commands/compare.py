@@ -20,6 +20,7 @@ from importlib import resources
 from bpelab.byte_level import replace_lone_surrogates
 from bpelab.checks import check_list, check_text
 from bpelab.commands.drawing import unknown_id
+from bpelab.messages import readable_name
 from bpelab.text.readable import token_texts
 
 RECORD_KEYS = ("tokenizer", "text", "ids", "pieces", "tokens", "bytes_per_token", "chars_per_token")
@@ -135,6 +136,7 @@ def costs_svg(costs):
     """
     labels = list(dict.fromkeys(cost["tokenizer"] for cost in costs))
     rows = list(dict.fromkeys(cost["language"] for cost in costs))
+    names = {label: readable_name(label) for label in labels}  # (a file name's undecodable bytes as \xNN)
     bar, gap, left, width, per_line = 11, 12, 150, 520, 5
     top = 44 + 14 * ((len(labels) + per_line - 1) // per_line)  # below the legend
     longest = max([cost["parity"] for cost in costs] + [1.0])
@@ -149,7 +151,7 @@ def costs_svg(costs):
     for index, label in enumerate(labels):
         x, y = 8 + index % per_line * 130, 30 + index // per_line * 14
         parts.append(f'<rect x="{x}" y="{y}" width="10" height="10" fill="{PALETTE[index % len(PALETTE)]}"/>')
-        parts.append(f'<text x="{x + 14}" y="{y + 9}">{html.escape(shorten(label), quote=False)}</text>')
+        parts.append(f'<text x="{x + 14}" y="{y + 9}">{html.escape(shorten(names[label]), quote=False)}</text>')
     bottom = height - 30
     parts.append(f'<line x1="{left + scale:.2f}" y1="{top - 4}" x2="{left + scale:.2f}" y2="{bottom}" '
                  'stroke="#555555" stroke-dasharray="3 3"/>')
@@ -163,7 +165,7 @@ def costs_svg(costs):
             value = parity[language, label]
             parts.append(f'<rect class="bar" x="{left}" y="{y + index * bar}" width="{value * scale:.2f}" '
                          f'height="{bar - 1}" fill="{PALETTE[index % len(PALETTE)]}" '
-                         f'data-tokenizer="{html.escape(label)}" data-parity="{value:.4f}"/>')
+                         f'data-tokenizer="{html.escape(names[label])}" data-parity="{value:.4f}"/>')
             parts.append(f'<text x="{left + value * scale + 3:.2f}" y="{y + index * bar + bar - 2}" '
                          f'font-size="9">{value:.2f}</text>')
     return "\n".join(parts) + "\n</svg>\n"

@@ -24,12 +24,14 @@ requests to itself.
 
 import html
 import json
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from bpelab.byte_level import replace_lone_surrogates
 from bpelab.commands.drawing import DEFAULT_TEXT, merge_tree
 from bpelab.commands.page_files import inline_page, source_hash
+from bpelab.messages import readable_name
 from bpelab.text.readable import token_spans, token_texts, visible
 
 MAX_CHARS = 100_000
@@ -61,10 +63,16 @@ class ViewServer(ThreadingHTTPServer):
     """The page's server, for ``tokenizers`` (label -> tokenizer), bound to 127.0.0.1 on a free port."""
 
     daemon_threads = True  # a connection still open does not keep the program from stopping
+    request_queue_size = 128  # a burst of requests (a reload) waits to be answered, rather than being reset
+
+    def handle_error(self, request, client_address):
+        """Say nothing when a connection breaks (a browser cancels a request on a reload or a closed tab)."""
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
 
     def __init__(self, tokenizers, text=DEFAULT_TEXT, timeout=TIMEOUT):
         super().__init__(("127.0.0.1", 0), Handler)
-        self.tokenizers = list(tokenizers.items())
+        self.tokenizers = [(readable_name(label), tokenizer) for label, tokenizer in tokenizers.items()]  # (UTF-8)
         self.host = f"127.0.0.1:{self.server_port}"
         self.origin = f"http://{self.host}"
         self.page = PAGE.html.replace(TEXT_MARKER, html.escape(text), 1).encode("utf-8")

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import random
+import shutil
 import shlex
 import tempfile
 import unittest
@@ -172,6 +173,21 @@ class TheCommand(unittest.TestCase):
         self.assertEqual(result.stdout, compare.language_table(costs))
         with open(os.path.join(self.folder.name, "costs.svg"), encoding="utf-8") as stream:
             self.assertEqual(stream.read(), compare.costs_svg(costs))
+
+    def test_file_names_the_locale_cannot_decode_go_out_as_text(self):
+        latin_1, utf_8 = os.fsdecode(b"caf\xe9.json"), os.fsdecode("thé.json".encode())  # as a listing gives them
+        for name in (latin_1, utf_8):
+            shutil.copyfile(self.bytes_file, os.path.join(self.folder.name, name))
+        result = run_here("compare", "-t", latin_1, "-t", utf_8, "--json", "a", cwd=self.folder.name)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual([record["tokenizer"] for record in json.loads(result.stdout.decode("utf-8"))],
+                         ["caf\\xe9.json", "thé.json"])  # (run here as in the C locale, where both are surrogates)
+        result = self.run_bpe("--languages", "-t", latin_1, "-t", utf_8, "-o", "names.svg")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(self.folder.name, "names.svg"), encoding="utf-8") as stream:
+            chart = stream.read()
+        self.assertIn('data-tokenizer="caf\\xe9.json"', chart)
+        self.assertIn('data-tokenizer="thé.json"', chart)
 
     def test_usage_and_input_errors(self):
         for arguments, status, message in (

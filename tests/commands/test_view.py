@@ -11,18 +11,21 @@ process once: it prints its address, writes nothing, and stops on Ctrl-C.
 import base64
 import hashlib
 import http.client
+import io
 import json
 import os
 import random
 import re
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import unittest
+from unittest import mock
 
 from bpe import Tokenizer, reference_encode
 from bpelab.commands import cli, drawing, view
@@ -136,6 +139,36 @@ class SafetyTests(unittest.TestCase):
                 self.assertEqual(inline, stream.read(), f"the page's {tag} is not pages/view.{ending}")
             digest = base64.b64encode(hashlib.sha256(inline.encode("utf-8")).digest()).decode("ascii")
             self.assertEqual(sources[directive], f"'sha256-{digest}'", directive)
+
+    def test_a_name_the_locale_could_not_decode_is_shown_escaped(self):
+        served = Server({os.fsdecode(b"caf\xe9.json"): LAB, os.fsdecode("thé.json".encode()): LAB})
+        self.addCleanup(served.stop)
+        status, _, body = served.request("POST", "/encode", body=b"mia")
+        self.assertEqual(status, 200)
+        self.assertEqual([result["label"] for result in json.loads(body.decode("utf-8"))["results"]],
+                         ["caf\\xe9.json", "thé.json"])
+
+    def test_a_request_given_up_is_not_reported_and_a_burst_waits(self):
+        with mock.patch("sys.stderr", io.StringIO()) as stderr:
+            for _ in range(3):
+                connection = socket.create_connection(("127.0.0.1", self.served.port), timeout=5)
+                connection.sendall(b"GET / HT")
+                connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                connection.close()  # a reset, as a browser that gives up sends
+            time.sleep(0.3)
+            self.assertEqual(self.served.request("GET", "/")[0], 200)
+        self.assertEqual(stderr.getvalue(), "")
+        waiting = view.ViewServer({"lab": LAB})  # not answering yet: every connection waits in its queue
+        self.addCleanup(waiting.server_close)
+        connected = []
+        for _ in range(40):
+            client = socket.socket()
+            client.settimeout(0.5)
+            self.addCleanup(client.close)
+            connected.append(client.connect_ex(("127.0.0.1", waiting.server_port)) == 0)
+            if not connected[-1]:
+                break
+        self.assertEqual(connected, [True] * 40)
 
     def test_no_cors_header_on_any_answer(self):
         answers = [self.served.request("GET", "/"), self.served.request("POST", "/encode", b"x"),
