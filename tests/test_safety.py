@@ -434,6 +434,12 @@ class MessageTests(unittest.TestCase):
             with self.assertRaises(OSError) as caught:
                 LAB.save(os.path.join(folder, "no\nsuch", "x.json"))
             self.assertNotIn("\n", str(caught.exception))
+            latin_1 = os.path.join(folder, os.fsdecode(b"caf\xe9.json"))  # a name that is not UTF-8
+            with open(latin_1, "w") as stream:
+                stream.write("{")
+            with self.assertRaises(ValueError) as caught:
+                Tokenizer.load(latin_1)
+            self.assertTrue(str(caught.exception).startswith(os.path.join(folder, "caf\\xe9.json: ")))
 
     def test_integers_too_long_to_write_out(self):
         with self.assertRaisesRegex(ValueError, "special token '<\\|e\\|>' has ID an integer of 16,610 bits"):
