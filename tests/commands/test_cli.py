@@ -687,14 +687,14 @@ class FrictionTests(CommandLineTestCase):
         cases = [(("count", "-t", LAB, CORPUS), "encode", encode, CORPUS),
                  (("encode", "-t", LAB, "hello"), "encode", encode, "the text given as TEXT"),
                  (("show", "-t", LAB, "--file", CORPUS), "encode", encode, CORPUS),
-                 (("train", CORPUS, "--vocab-size", "300", "-o", os.path.join(FOLDER, "never.json")),
-                  "train_from_counts", MemoryError, CORPUS),
+                 (("train", CORPUS, "--vocab-size", "300", "-o", os.path.join(FOLDER, "out-of-memory.json")),
+                  "train_from_files", MemoryError, CORPUS),
                  (("inspect", "-t", LAB), "from_json", MemoryError, f"{LAB}, the tokenizer")]
         for args, method, effect, where in cases:
             with self.subTest(command=args[0]), mock.patch.object(bpe.Tokenizer, method, side_effect=effect,
                                                                   autospec=True):
                 self.assertFails(run_here(*args), f"bpe: out of memory on {where}; give it less at a time")
-        self.assertFalse(os.path.exists(os.path.join(FOLDER, "never.json")))
+        self.assertFalse(os.path.exists(os.path.join(FOLDER, "out-of-memory.json")))
 
     def test_a_text_longer_than_the_page_takes_is_refused_before_it_is_written(self):
         limit = widget_page.MAX_CHARS
