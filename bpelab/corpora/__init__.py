@@ -4,6 +4,7 @@ A corpus is read a block at a time and shared among worker processes or a
 cluster, and every result equals what one process gives on the whole text.
 It uses the ground and the wings below it. Its modules, bottom up:
 
+    cuts              where text may be cut into blocks that encode alike: ``bpe.Tokenizer.encode`` of the whole
     workers           a pool whose processes end with their parent, work handed out in order (no definition)
     counting          chunk counts made in worker processes: ``training.count_chunks``, order included
     token_files       a corpus encoded into flat files of IDs for training a model: ``bpe.Tokenizer.encode``

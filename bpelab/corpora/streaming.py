@@ -8,43 +8,29 @@ word, a character's combining marks, a ``\\r\\n``, a special token): the IDs
 come out as the text comes in, and they are exactly those ``encode`` gives
 for the concatenation. The pieces are gathered into blocks of about
 ``blocks.BLOCK_SIZE`` characters, and each block is encoded up to its last
-*safe cut*, where cutting cannot change what ``encode`` does:
-
-- the chunks may not change: the pattern's rule (``patterns.SAFE_CUTS``;
-  GPT-2's ``ByteLevel`` regex, whose ``\\s`` is Unicode's White_Space, has
-  the same rule as the ``gpt2`` pattern with that whitespace);
-- no special (or added) token may span the cut: no occurrence of any of
-  their texts, allowed or not, reaches across it. Then finding them
-  leftmost and longest in each part finds what it finds in the whole;
-- with a prefix space, the text after the cut begins with a space, so
-  ``encode`` puts none in front of it, as it would not in the whole.
+*safe cut*, where cutting cannot change what ``encode`` does
+(``bpelab.corpora.cuts``: the pattern's rule or the one an imported
+pipeline is proven to keep, never inside a special or added token, and
+with a prefix space only before a space).
 
 What follows the last cut waits for the next block. Memory holds a few
 blocks, except where the text has no safe cut for a long stretch: that
 stretch is held until one comes. With GPT-2's pattern a run of letters
 (ten megabytes of ``a``) is one chunk, which ``encode`` must see whole
 anyway, so it is held whole; so is text with no digits for SuperBPE's
-second stage. A tokenizer whose cuts are not known (an imported model with
-a normalizer, or a pre-tokenizer the lab has no rule for, such as Llama 3's)
-is refused, and so is dropout, whose one random stream ``encode`` draws
-across the whole text.
+second stage. A tokenizer whose cuts are not known (an imported model whose
+normalizer is more than one-character replacements, such as Llama 2's or
+Qwen 3's) is refused, and so is dropout, whose one random stream ``encode``
+draws across the whole text.
 """
 
-import re
 from typing import Iterable, Iterator
 
-from bpelab.formats.gpt2 import BYTE_LEVEL_SPLIT
+from bpelab.corpora.cuts import safe_cut
 from bpelab.messages import shown
 from bpelab.text import blocks
 from bpelab.text.blocks import safe_blocks, text_blocks
-from bpelab.text.patterns import SAFE_CUTS, last_cut
-from bpelab.text.specials import SpecialChoice, special_finder
-
-WHITE_SPACE_RULE = ("{not_white}", "{white}")
-"""The safe cuts of GPT-2's ``ByteLevel`` regex: whitespace (Unicode's White_Space) after anything else."""
-
-TRIES = 8
-"""How many candidate cuts a block tries when special tokens span them, before it waits for more text."""
+from bpelab.text.specials import SpecialChoice
 
 
 def encode_iterable(tokenizer, texts: Iterable[str], *, allowed_special: SpecialChoice = None,
@@ -65,6 +51,11 @@ def encode_iterable(tokenizer, texts: Iterable[str], *, allowed_special: Special
         raise ValueError("encode_iterable does not support dropout: encode draws one random stream across the "
                          "whole text, so use encode(text, dropout=p, seed=s) on it")
     cut = safe_cut(tokenizer)
+    if cut is None:
+        raise ValueError("encode_iterable needs places where text may be cut without changing its IDs, and this "
+                         "tokenizer's pipeline has none the lab can prove (its normalizer is more than "
+                         "one-character replacements, or its pre-tokenizer may join what a cut would part); use "
+                         "encode on the whole text")
     tokenizer.encode("", allowed_special=allowed_special, disallowed_special=disallowed_special)  # checks them now
     return block_ids(tokenizer, safe_blocks(sized_blocks(texts, blocks.BLOCK_SIZE), last_cut=cut),
                      allowed_special, disallowed_special)
@@ -91,52 +82,6 @@ def sized_blocks(texts, block_size):
             pending, size = [], 0
     if pending:
         yield "".join(pending)
-
-
-def safe_cut(tokenizer):
-    """A function giving the last safe cut in a block of text for ``tokenizer`` (see above), or -1; refuses a
-    tokenizer whose cuts are not known."""
-    pipeline = tokenizer.pipeline
-    if pipeline is None:
-        rule, prefix_space, texts = SAFE_CUTS[tokenizer.pattern], tokenizer.add_prefix_space, tokenizer.special_tokens
-    else:
-        steps = pipeline.pre_tokenizer[1:] if pipeline.add_prefix_space else pipeline.pre_tokenizer
-        if pipeline.normalizer or (pipeline.pattern is None and steps != [BYTE_LEVEL_SPLIT]):
-            raise ValueError("encode_iterable needs places where text may be cut without changing its IDs, and "
-                             "this tokenizer's pipeline has none the lab knows (it has a normalizer, or a "
-                             "pre-tokenizer other than a built-in pattern or GPT-2's ByteLevel); use encode on "
-                             "the whole text")
-        rule = SAFE_CUTS[pipeline.pattern] if pipeline.pattern is not None else WHITE_SPACE_RULE
-        prefix_space, texts = pipeline.add_prefix_space, [token.content for token in pipeline.added_tokens]
-    before, after = rule[0], " " if prefix_space else rule[1]
-    return special_safe(lambda text: last_cut(text, before, after), frozenset(texts))
-
-
-def special_safe(rule_cut, texts):
-    """``rule_cut``, but never where an occurrence of one of ``texts`` spans the cut (-1 when none is found).
-
-    A cut is taken only with the longest text's length but one of the block
-    on each side of it, so every occurrence that could span it is in view.
-    """
-    if not texts:
-        return rule_cut
-    longest = max(map(len, texts))
-    starts = re.compile(f"(?=({special_finder(texts).pattern}))").finditer  # each occurrence, overlapping too
-
-    def cut(text):
-        limit = len(text) - longest + 1
-        for _ in range(TRIES):
-            at = rule_cut(text[:limit + 1]) if limit >= longest - 1 else -1
-            if at < longest - 1:
-                return -1
-            spanning = [found.start() for found in starts(text, at - longest + 1, at + longest - 1)
-                        if found.start() < at < found.start() + len(found.group(1))]
-            if not spanning:
-                return at
-            limit = min(spanning)
-        return -1
-
-    return cut
 
 
 def decode_stream(tokenizer, ids: Iterable[int] = (), *, skip_special_tokens=None) -> "DecodeStream":

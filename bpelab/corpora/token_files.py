@@ -4,7 +4,8 @@ A model is trained on text encoded into a flat file of IDs that training
 reads with ``numpy.memmap`` (as nanoGPT's data preparation does).
 ``encode_files`` writes one; each file's IDs are exactly ``bpe.Tokenizer.encode``
 of its whole text. Files are read in blocks cut at safe places (see
-``blocks``), so memory holds a few blocks whatever the corpus; with several
+``bpelab.corpora.cuts``), so memory holds a few blocks whatever the corpus
+(an imported model with no rule for its cuts encodes each file whole); with several
 workers, the blocks go to processes in order and come back in order, at most
 two per worker in flight (``bpelab.corpora.workers``). ``encode_batch`` shares a list of texts among
 workers the same way.
@@ -31,6 +32,7 @@ import sys
 from typing import Optional, Sequence
 
 from bpelab.checks import check_callback, check_inputs, check_list, check_positive_int, check_text, check_workers
+from bpelab.corpora.cuts import safe_cut
 from bpelab.corpora.workers import results_in_order, worker_pool, worker_state
 from bpelab.formats.lab import file_text
 from bpelab.merges.training import Progress
@@ -50,23 +52,15 @@ def token_file_dtype(n_vocab):
     return "uint16" if n_vocab <= 1 << 16 else "uint32"
 
 
-def cut_by(tokenizer):
-    """The pattern whose safe cuts a file may be cut at for ``tokenizer`` (see ``safe_blocks``), or None for none.
-
-    A prefix space or a pipeline (normalizer, other splits) has no known
-    safe cuts: such a tokenizer encodes each file whole.
-    """
-    return None if tokenizer.add_prefix_space or tokenizer.pipeline is not None else tokenizer.pattern
-
-
-def _file_blocks(paths, pattern, block_size, progress):
-    """``(file number, block)`` for every block of every file, cut at safe places; ``progress`` hears of each."""
+def _file_blocks(paths, cut, block_size, progress):
+    """``(file number, block)`` for every block of every file, cut at safe places (``cut``, see
+    ``bpelab.corpora.cuts``; None: each file whole); ``progress`` hears of each."""
     sizes = [os.stat(path).st_size for path in paths]
     total, done = sum(sizes), 0
     for number, path in enumerate(paths):
         with open_text(path) as stream:
             try:
-                for block in safe_blocks(stream_blocks(stream, path, block_size), pattern):
+                for block in safe_blocks(stream_blocks(stream, path, block_size), None, cut):
                     yield number, block
                     if progress is not None:
                         progress(done + stream.tell(), total)
@@ -170,7 +164,7 @@ def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, wo
     ending = b"" if separator is None else encode_block(tokenizer, separator, {"allowed_special": "all"}, typecode)
     counts = [0] * len(paths)
     with atomic_pair(out_path, description_path, "out_path") as (stream, description):
-        blocks = _file_blocks(paths, cut_by(tokenizer), block_size, progress)
+        blocks = _file_blocks(paths, safe_cut(tokenizer), block_size, progress)
         ended = 0  # files whose blocks are all written, and the separator after them
         for number, data in _block_results(tokenizer, paths, blocks, workers, specials, typecode):
             while ended < number:
@@ -204,7 +198,7 @@ def count_files(tokenizer, paths: Sequence[PathLike], *, workers: int = 1, allow
                                           block_size)
     check_callback(progress, "progress")
     counts = [0] * len(paths)
-    blocks = _file_blocks(paths, cut_by(tokenizer), block_size, progress)
+    blocks = _file_blocks(paths, safe_cut(tokenizer), block_size, progress)
     for number, count in _block_results(tokenizer, paths, blocks, workers, specials, None):
         counts[number] += count
     return counts

@@ -12,5 +12,6 @@ up (none has a definition in ``bpe.py``: each is held to its library):
     pipeline       the steps around BPE: normalizers, pre-tokenizers, decoders, templates
     vocabulary     a byte-level model's given IDs and ranked merges (``reference_encode`` where its merges allow)
     sentencepiece  SentencePiece's kind of BPE as Hugging Face stores it (Llama 2, Gemma 3), byte fallback
+    safe_cuts      where a pipeline's text may be cut without changing its IDs, proven from its steps
     models         the one door: an imported model of either level, by one constructor
 """

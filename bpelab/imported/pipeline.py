@@ -43,7 +43,7 @@ from bpelab.imported.added_tokens import AddedTokenMatcher, added_token_lines, c
 from bpelab.imported.chunk_regex import translate
 from bpelab.messages import shown
 from bpelab.text import unicode_ranges
-from bpelab.text.patterns import char_class, check_pattern, chunker
+from bpelab.text.patterns import char_class, check_pattern, chunker, pattern_source
 
 UNICODE_FORMS = ("NFC", "NFD", "NFKC", "NFKD")
 """The normalizer steps: Unicode's four normal forms."""
@@ -193,10 +193,16 @@ def check_split(step):
 
 def split_regex(pattern):
     """The ``ChunkRegex`` of a split's ``regex`` or ``string`` pattern (a string is matched literally)."""
+    return translate(split_source(pattern))
+
+
+def split_source(pattern):
+    """The Oniguruma source of a split's pattern: a built-in pattern's, a regex, or a text matched literally."""
+    if "name" in pattern:
+        return pattern_source(pattern["name"], "oniguruma")
     if "regex" in pattern:
-        return translate(pattern["regex"])
-    return translate("".join("\\" + char if char.isascii() and not char.isalnum() else char
-                             for char in pattern["string"]))
+        return pattern["regex"]
+    return "".join("\\" + char if char.isascii() and not char.isalnum() else char for char in pattern["string"])
 
 
 def split_cutter(step):

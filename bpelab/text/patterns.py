@@ -283,7 +283,12 @@ def last_safe_cut(text: str, pattern: str = "lab") -> int:
 def last_cut(text: str, before: str, after: str) -> int:
     """The last position in ``text`` with a character matching ``before`` before it and one matching ``after``
     after it, or -1: ``last_safe_cut`` with a rule of ``SAFE_CUTS``' kind (templates of one character each)."""
-    search = template_regex(after + before).search
+    return last_cut_found(text, template_regex(after + before).search)
+
+
+def last_cut_found(text: str, search) -> int:
+    """The last position in ``text`` with a character of one class before it and one of another after it, or -1:
+    ``search`` finds the pair, in reverse (the one after, then the one before), in the reversed text."""
     window = 1024
     while True:
         start = max(0, len(text) - window)

@@ -28,6 +28,7 @@ from bpelab.commands.drawing import emitted_whole, merges_one_at_a_time
 from tests import ROOT
 from tests.clients import MODEL_NAMES, installed, model_file, open_model, skip_or_fail
 from tests.imported.test_chunk_regex import random_text, unassigned_in_14
+from tests.imported.test_safe_cuts import check_in_blocks
 
 OPEN_MODELS = ("llama3", "qwen3", "deepseek_v3", "gptoss")
 """The files the unit suite holds to Hugging Face."""
@@ -141,6 +142,11 @@ class RealFileTests(unittest.TestCase):
 
 class FileTests(unittest.TestCase):
     """A format-3 copy and our Hugging Face export give the same IDs; a second save is byte-identical."""
+
+    def test_llama_3_and_gpt_oss_count_a_file_block_by_block(self):
+        for name in ("llama3", "gptoss"):
+            with self.subTest(name=name):
+                check_in_blocks(self, OURS[name])
 
     def test_a_format_3_copy(self):
         deepseek, = loaded(self, "deepseek_v3")

@@ -22,6 +22,7 @@ from unittest import mock
 from bpe import Tokenizer
 
 from bpelab.commands.drawing import merge_tree
+from bpelab.corpora.cuts import safe_cut
 from bpelab.formats import official
 from bpelab.imported.sentencepiece import decode_tokens, safe_cuts
 from bpelab.merges.ranked import reference_encode_leftmost
@@ -29,6 +30,7 @@ from tests import ROOT
 from tests.clients import installed, model_file, open_model, require_models, require_module, skip_or_fail
 from tests import test_readme
 from tests.imported.test_chunk_regex import random_text
+from tests.imported.test_safe_cuts import check_in_blocks
 
 SPACE = "\N{LOWER ONE EIGHTH BLOCK}"
 DATA = os.path.join(ROOT, "tests", "data", "hf")
@@ -209,6 +211,10 @@ class RealFileTests(unittest.TestCase):
         self.assertEqual(gemma3.encode("\n\n"), [108])  # an added token that is not special
         self.assertEqual(gemma3.decode([4, 108]), "<mask>\n\n")  # kept by decode: not special
         self.assertEqual((len(llama2.merges), len(gemma3), gemma3.apply_template([2202])), (58980, 262145, [2, 2202]))
+
+    def test_gemma_3_counts_a_file_block_by_block(self):
+        check_in_blocks(self, OURS["gemma3"])  # (Llama 2 puts ▁ first: no cut keeps its IDs, so it reads files whole)
+        self.assertIsNone(safe_cut(OURS["llama2"]))
 
     def test_a_format_3_copy_and_our_export(self):
         import tokenizers
