@@ -16,8 +16,8 @@ every stage gives the same result on the two halves as on the whole:
 - **pre-tokenizer**: each ``split`` regex (GPT-2's ``ByteLevel`` regex too)
   is read as its tree (``bpelab.imported.oniguruma``), and no match may hold
   a character of ``before`` followed by one of ``after``, nor look ahead, or
-  at the end, right after one of ``before`` (``check_tree``): then its
-  matches in each half are those of the whole. A split that keeps the
+  at the end, right after one of ``before`` (``check_tree``), nor be empty:
+  then its matches in each half are those of the whole. A split that keeps the
   matches and the text between them apart (``isolated``, ``removed``) and
   matches any one character of ``before`` (or ``after``) alone makes the cut
   a boundary between pieces; the other behaviours only glue pieces, which
@@ -97,14 +97,17 @@ def step_holds(step, before, after):
 
 @functools.lru_cache(maxsize=64)
 def matched_alone(source, before, after):
-    """The characters the regex ``source`` surely matches alone, as a piece of their own (none if it may match
-    the empty string); None if it could cut the two halves otherwise than the whole (``check_tree``)."""
+    """The characters the regex ``source`` surely matches alone, as a piece of their own; None if it could cut
+    the two halves otherwise than the whole (``check_tree``), or may match the empty string (after a match,
+    Oniguruma skips an empty one, so where a half begins it would find one the whole does not)."""
     tree = Parser(source).parse()
+    if nullable(tree):
+        return None
     try:
         check_tree(tree, before, after)
     except Unsafe:
         return None
-    return () if nullable(tree) else single(tree)
+    return single(tree)
 
 
 def check_tree(tree, before, after, previous=()):

@@ -30,6 +30,7 @@ NO_RULE = {
     "the space after a word": "\\p{L}+ ?|\\p{N}+ ?|\\s+|[^\\s\\p{L}\\p{N}]+",
     "the end after a letter": "\\p{L}+\\z|\\p{L}+|\\s+|[^\\s\\p{L}]+",
     "letters and spaces together": "(?:\\p{L}|\\s)+|[^\\s\\p{L}]+",
+    "a match that may be empty": "\\p{L}*|\\s|[^\\s\\p{L}]",
 }
 """Regexes whose matches may hold or look across every place a rule would cut: none is found."""
 
