@@ -108,8 +108,8 @@ def counted_files(paths, block_size, options):
     ``block_size`` bytes at a time. Several workers each read their own part
     of the files (cut at safe cuts by ``blocks.safe_partitions``) a block at
     a time, so the text never passes through this process; input that can
-    be read only once (a stream, a pipe) is read here, and held for
-    SuperBPE's second count. ``options.count_progress`` hears of the bytes
+    be read only once (a stream, a pipe) is read here and handed to the
+    workers in tasks of whole blocks, and held for SuperBPE's second count. ``options.count_progress`` hears of the bytes
     counted (SuperBPE's second count goes on from the first's total).
     """
     inputs = check_sources(paths)
@@ -123,7 +123,7 @@ def counted_files(paths, block_size, options):
         held = read_blocks(inputs, block_size)
         if once and twice == 2:
             held, again = itertools.tee(held)
-        counts = _counted(_reported(held, options, 0, size * twice), options, 1, 0)
+        counts = _counted(_reported(held, options, 0, size * twice), options, options.workers, size)
     if options.superbpe is None:
         return counts, None
     blocks = again if once else read_blocks(inputs, block_size)

@@ -14,6 +14,8 @@ from unittest import mock
 
 import bpe
 from bpe import Tokenizer, chunks
+from bpelab.corpora import counting
+from bpelab.corpora.workers import worker_pool as real_pool
 from bpelab.merges import superbpe
 from tests import ROOT
 from tests.in_process import run_here
@@ -244,8 +246,12 @@ class InputReadOnceTests(unittest.TestCase):
             os.mkfifo(fifo)
             writer = threading.Thread(target=lambda: open(fifo, "w", encoding="utf-8").write(text))
             writer.start()
-            through_pipe = Tokenizer.train_from_files([fifo], 400, byte_level=True, superbpe=20, workers=2)
+            pools = []
+            with mock.patch.object(counting, "worker_pool", side_effect=lambda *args: pools.append(args) or
+                                   real_pool(*args)):
+                through_pipe = Tokenizer.train_from_files([fifo], 400, byte_level=True, superbpe=20, workers=2)
             writer.join()
+            self.assertEqual(pools, [(None, 2)])  # the parent read the pipe and handed its blocks to two workers
             with open(path, "rb") as stream:
                 through_stream = Tokenizer.train_from_files([stream], 400, byte_level=True, superbpe=20, workers=2)
         self.assertEqual(through_pipe.merges, expected)
