@@ -244,7 +244,11 @@ class InputReadOnceTests(unittest.TestCase):
             expected = Tokenizer.train_from_files([path], 400, byte_level=True, superbpe=20).merges
             fifo = os.path.join(folder, "pipe")
             os.mkfifo(fifo)
-            writer = threading.Thread(target=lambda: open(fifo, "w", encoding="utf-8").write(text))
+            def write():
+                with open(fifo, "w", encoding="utf-8") as stream:
+                    stream.write(text)
+
+            writer = threading.Thread(target=write)
             writer.start()
             pools = []
             with mock.patch.object(counting, "worker_pool", side_effect=lambda *args: pools.append(args) or
