@@ -102,6 +102,7 @@ CLASSES = [
     ("OTHER_LETTER_RANGES", "letters without case: Lm Lo", ("Lm", "Lo")),
     ("MARK_RANGES", "marks: Mn Mc Me", ("Mn", "Mc", "Me")),
     ("NUMBER_RANGES", "numbers: Nd Nl No", ("Nd", "Nl", "No")),
+    ("DIGIT_RANGES", "decimal digits: Nd (Oniguruma's \\d)", ("Nd",)),
     ("SPACE_RANGES", "Python's whitespace, str.isspace (the lab's and gpt2's)", str.isspace),
     ("WHITE_SPACE_RANGES", "Unicode's White_Space property (tiktoken's and Oniguruma's \\s)",
      lambda char: char.isspace() and char not in INFORMATION_SEPARATORS),

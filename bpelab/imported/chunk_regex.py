@@ -82,6 +82,8 @@ class Writer:
             return {"\\z": "\\Z", "\\Z": "(?=\\n?\\Z)", "$": "(?=\\n|\\Z)"}[tree[1]]
         if kind == "look":
             return ("(?!" if tree[2] else "(?=") + self.write(tree[1]) + ")"
+        if kind == "behind":  # one character, so one set: fixed width, as Python's re needs
+            return ("(?<!" if tree[2] else "(?<=") + self.write(tree[1]) + ")"
         if kind == "repeat":
             low, high = tree[2], tree[3]
             suffix = {(0, 1): "?", (0, None): "*", (1, None): "+"}.get((low, high))

@@ -29,6 +29,9 @@ no options) was checked against the library on every code point:
   not possessive or lazy: both refused; ``?+ *+ ++`` are possessive.
 - ``$`` matches before every ``\\n`` and at the end, ``\\Z`` before a final
   ``\\n`` or at the end, ``\\z`` only at the end.
+- A look-behind is read only at one character (``(?<=\\d)``, a class): Python's
+  ``re`` takes look-behinds of a fixed width, and one character is all the
+  lab's patterns need (the paper's SuperBPE digit groups).
 - After a match, Oniguruma's search skips an empty match at the same place
   (Python's ``finditer`` would instead look for a longer one there):
   ``chunk_regex.ChunkRegex.spans`` follows Oniguruma.
@@ -41,7 +44,8 @@ import re
 from bpelab.text import unicode_ranges
 
 SUPPORTED = ("literals, \\t \\n \\r \\f \\v \\a \\e \\xHH \\x{H..} \\uHHHH, \\s \\S \\d \\D, \\p{category} \\P{category}, "
-             "[...] classes with ranges, (...) (?:...) (?>...) (?=...) (?!...) (?i:ASCII text), |, "
+             "[...] classes with ranges, (...) (?:...) (?>...) (?=...) (?!...), (?<=...) (?<!...) of one character, "
+             "(?i:ASCII text), |, "
              "? * + {m} {m,} {m,n} and possessive ?+ *+ ++, \\z \\Z $")
 """What a pattern may use, as refusals list it."""
 
@@ -81,7 +85,7 @@ REFUSED_ESCAPES = {
 }
 """Escapes Oniguruma knows and this translator refuses, by their letter."""
 
-GROUP_KINDS = {"<=": "a look-behind (?<=...)", "<!": "a look-behind (?<!...)", "<": "a named group (?<name>...)",
+GROUP_KINDS = {"<": "a named group (?<name>...)",
                "P": "a named group (?P...)", "'": "a named group (?'name'...)", "#": "a comment (?#...)",
                "~": "an absent operator (?~...)", "(": "a conditional (?(...)...)", "{": "a callout (?{...})"}
 """Groups Oniguruma knows and this translator refuses, by what follows their ``(?``."""
@@ -204,7 +208,8 @@ CATEGORY_NAMES = {name.lower() for name in unicode_ranges.CATEGORIES} | set(CATE
 # The parser makes a tree of tuples: ("set", ranges) is one character of a set (a literal is a set of
 # one, alternatives of single characters the set they make); ("seq", items) and ("alt", items);
 # ("repeat", item, low, high), greedy, high None for no bound; ("atomic", item), never backtracked into;
-# ("look", item, negative); ("end", "\\z" or "\\Z" or "$").
+# ("look", item, negative); ("behind", set, negative), a look-behind at one character; ("end", "\\z" or "\\Z" or
+# "$").
 
 class Parser:
     """A recursive-descent reader of the supported part of Oniguruma's syntax (``ONIG_SYNTAX_ONIGURUMA``)."""
@@ -250,8 +255,8 @@ class Parser:
         bounds = self.quantifier()
         if bounds is None:
             return self.placed(item, start)
-        if item[0] in ("look", "end"):
-            refuse("a quantifier on a look-ahead or anchor", start)
+        if item[0] in ("look", "behind", "end"):
+            refuse("a quantifier on a look-ahead, look-behind or anchor", start)
         if self.folding:
             refuse("a quantifier inside (?i:...)", start)
         low, high, interval = bounds
@@ -330,7 +335,7 @@ class Parser:
             refuse(f"groups nested deeper than {MAX_DEPTH}", start)
         head = GROUP_HEAD.match(self.text, start)
         kind = head.group(2)
-        if kind not in (None, ":", "=", "!", ">", "i:"):
+        if kind not in (None, ":", "=", "!", ">", "i:", "<=", "<!"):
             refuse(GROUP_KINDS.get(kind, f"the option group {head.group()!r}"), start)
         if self.folding:
             refuse("a group inside (?i:...)", start)
@@ -343,8 +348,11 @@ class Parser:
             refuse("an unclosed group", start)
         self.at += 1
         self.depth -= 1
-        group = {"=": ("look", inside, False), "!": ("look", inside, True), ">": ("atomic", inside)}.get(kind, inside)
-        return self.placed(group, start)
+        if kind in ("<=", "<!") and inside[0] != "set":
+            refuse("a look-behind at more than one character", start)
+        kinds = {"=": ("look", inside, False), "!": ("look", inside, True), "<=": ("behind", inside, False),
+                 "<!": ("behind", inside, True), ">": ("atomic", inside)}
+        return self.placed(kinds.get(kind, inside), start)
 
     def check_folds(self, tree, start):
         """Refuse (?i:ss) and its kind: there Oniguruma also matches one character whose folding is two (``ß``)."""

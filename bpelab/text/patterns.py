@@ -81,6 +81,22 @@ PATTERN_TEMPLATES = {
         "{number}{{1,3}}| ?{symbol}{{2,}}[\r\n/]*| +(?!{not_white})"
         "|(?:{letter}|(?! ){white}|{symbol}(?!{symbol})| (?!{symbol}{symbol})(?={not_white}))+"
     ),
+    # SuperBPE's first stage as its repository has recommended since November 2025 (scripts/train_tokenizer.sh):
+    # GPT-4o's pattern without its contractions.
+    "superbpe-words": (
+        "{prefix}?{upper}*{lower}+|{prefix}?{upper}+{lower}*|{number}{{1,3}}"
+        "| ?{symbol}+[\r\n/]*|{white}*[\r\n]+|{white}+(?!{not_white})|{white}+"
+    ),
+    # The paper's two stages (its repository's utils.py until November 2025): Hugging Face's
+    # Digits(individual_digits=False), which makes each run of numbers a piece, then Split(r, "isolated") with
+    #     r = (?=(\d{3})+(?!\d))| ?\p{L}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+    (stage 1: GPT-2's, without contractions)
+    #     r = (?=(\d{3})+(?!\d))                                     (stage 2)
+    # The look-ahead cuts a run of numbers before each place followed by a multiple of three decimal digits (\d is
+    # Nd) to the end of their stretch: digits in threes from the right, other numbers ("²") glued on
+    # ({digit_groups}). In stage 1 the rest of the text is cut GPT-2's way, each piece between two runs of
+    # numbers on its own, so that whitespace before a number is whole; in stage 2 it is one chunk.
+    "superbpe-paper-words": "{digit_groups}| ?{letter}+| ?{symbol}+|{white}+(?!{letter_or_symbol})|{white}+",
+    "superbpe-paper": "{digit_groups}|{not_number}+",
 }
 
 
@@ -94,6 +110,18 @@ DEFAULT_PATTERN = {False: "lab", True: "gpt2"}
 
 CONTRACTION = "(?:'{s}|'{t}|'{r}{e}|'{v}{e}|'{m}|'{l}{l}|'{d})"
 """GPT-4o's contractions, which may follow a letter run (in any case)."""
+
+DIGIT_GROUPS = (
+    "{digit}{{3}}(?!{digit}){digit_tail}*|(?:(?<={digit})|(?=(?:{digit}{{3}})+(?!{digit}))){digit}{{3}}|{digit_tail}+"
+)
+"""The paper's run of numbers cut before each place where 3, 6, 9... decimal digits follow to the end of their
+stretch, spelled so that a stretch is read a few times, not once per cut (so in time linear in its length): three
+digits where the cuts are in step (after a digit, or where a multiple of three digits follows); and after the last
+three of a stretch, or where no cut falls, ``{digit_tail}``s up to the next cut."""
+
+DIGIT_TAIL = "(?:(?!{digit}){number}|{digit}{{1,2}}(?=(?:{digit}{{3}})*(?!{digit})))"
+"""A number that is no decimal digit ("²", "Ⅷ"), or the one or two digits that end a stretch or open one whose
+length is no multiple of three (a cut falls after them)."""
 
 
 def compiled(pattern: str) -> "re.Pattern[str]":
@@ -157,6 +185,8 @@ CLASS_RANGES = {
     "not_white": (unicode_ranges.WHITE_SPACE_RANGES, True),
     "letter": (unicode_ranges.LETTER_RANGES, False),
     "number": (unicode_ranges.NUMBER_RANGES, False),
+    "digit": (unicode_ranges.DIGIT_RANGES, False),
+    "letter_or_symbol": (unicode_ranges.WHITE_SPACE_RANGES + unicode_ranges.NUMBER_RANGES, True),
     "not_number": (unicode_ranges.NUMBER_RANGES, True),
     "other": (unicode_ranges.SPACE_RANGES + _LETTERS_AND_NUMBERS, True),
     "symbol": (unicode_ranges.WHITE_SPACE_RANGES + _LETTERS_AND_NUMBERS, True),
@@ -179,6 +209,8 @@ def class_in(name, syntax):
         return "[" + "".join(_escape_code_point(ord(char), syntax) for char in unicode_ranges.CASE_VARIANTS[name]) + "]"
     if name == "contraction":
         return fill_classes(CONTRACTION, syntax)
+    if name in ("digit_groups", "digit_tail"):
+        return fill_classes(DIGIT_GROUPS if name == "digit_groups" else DIGIT_TAIL, syntax)
     if name == "end":
         return "\\Z" if syntax in ("python", "basic") else "\\z"
     raise KeyError(f"a pattern template names {{{name}}}, which is no class")
@@ -262,6 +294,9 @@ SAFE_CUTS = {
     "cl100k": ("(?:{letter}|{number})", "{white}"),
     "o200k": ("(?:{letter}|{number})", "{white}"),
     "superbpe": ("{number}", "{not_number}"),
+    "superbpe-words": ("(?:{letter}|{number})", "{white}"),
+    "superbpe-paper-words": ("{not_white}", "{white}"),
+    "superbpe-paper": ("{number}", "{not_number}"),
 }
 
 
