@@ -202,7 +202,8 @@ def reference_superbpe(words: Mapping[Sequence[rules.Token], int],
 
     ``words`` and ``spans`` count the chunks of one text cut two ways: by the
     usual pattern, and by one whose chunks hold several words. Stage 2 starts
-    from the spans with stage 1's merges replayed, and learns on from there.
+    from the spans with stage 1's merges replayed, and learns on from there (the idea;
+    ``bpelab.merges.superbpe`` adds the official trainer's rules).
 
     >>> reference_superbpe({tuple("to"): 2, tuple(" do"): 2}, {tuple("to do"): 2}, 3, 4)[-1]
     (('to', ' do'), 2)
@@ -352,18 +353,20 @@ class Tokenizer:
     def train(cls, text: str, vocab_size: int, **options) -> "Tokenizer":
         """Learn merges from ``text`` until the vocabulary has ``vocab_size`` entries.
 
-        Training stops earlier when no pair occurs ``min_count`` times (twice by default);
-        ``history`` then shows every merge learned with its count. The options, all checked before
-        any work (``bpelab.merges.training.training_options``):
+        Training stops earlier when no pair occurs ``min_count`` times (twice by default, for
+        SuperBPE once); ``history`` then shows every merge learned with its count. The options,
+        all checked before any work (``bpelab.merges.training.training_options``):
 
         - ``byte_level=True`` starts from the 256 byte values instead of the characters seen.
         - ``pattern`` names the chunk pattern (``"lab"`` for characters, ``"gpt2"`` for bytes;
           see ``PATTERNS``).
         - ``special_tokens`` get IDs after the merges (and count towards ``vocab_size``); their
           text in the training data is left out.
-        - ``ties`` chooses between equally frequent pairs (see ``best_pair``; with ``min_count``,
-          other libraries' merges); ``workers`` processes count chunks.
-        - ``superbpe=t``: SuperBPE (see ``reference_superbpe``), stage 1 with ``pattern``.
+        - ``ties`` chooses between equally frequent pairs (see ``best_pair``; ``"smallest"``, for
+          SuperBPE ``"huggingface"``; with ``min_count``, other libraries' merges); ``workers``
+          processes count chunks.
+        - ``superbpe=t`` or ``SuperBPE(t, ...)``: SuperBPE as its official code trains it
+          (``bpelab.merges.superbpe``), stage 1 with ``pattern`` if given.
         - ``add_prefix_space=True`` (byte level) puts a space before text that lacks one.
         - ``progress(merges_done, merge_target)`` is called about a hundred times,
           ``count_progress(bytes_done, bytes_total)`` as chunks are counted, and
@@ -393,7 +396,7 @@ class Tokenizer:
 
         ``chunk_counts`` maps each chunk, exactly as ``chunks`` cuts it with the same pattern, to
         a positive count; a special token's text may be a key of its own. "First seen" follows the
-        order of the keys. SuperBPE also needs ``superbpe_counts``, the text cut by ``"superbpe"``.
+        order of the keys. SuperBPE also needs ``superbpe_counts``, the text cut by its stage 2.
         """
         options = training.training_options(vocab_size, **options)
         counts = learning.checked_counts(options, chunk_counts, superbpe_counts)
@@ -403,7 +406,7 @@ class Tokenizer:
 
     def encode(self, text: str, *, allowed_special: specials.SpecialChoice = None,
                disallowed_special: specials.SpecialChoice = None, dropout: float = 0.0,
-               seed: Optional[int] = None) -> list[int]:
+               seed: Optional[int] = None, dropout_rule: str = "subword-nmt") -> list[int]:
         """Turn ``text`` into a list of token IDs.
 
         >>> Tokenizer(["a", "b", "c"], [("a", "b")]).encode("abcabd")
@@ -417,10 +420,11 @@ class Tokenizer:
         (imported from Hugging Face), by default every added token's text is its ID, as there. At
         the byte level, lone surrogates (which have no UTF-8 form) are encoded as U+FFFD, as
         tiktoken does. ``dropout=p`` with a ``seed`` leaves merges out at random (BPE-dropout,
-        see ``reference_encode``).
+        see ``reference_encode``), by subword-nmt's ``dropout_rule``, ``"reference"`` (the paper's
+        code's) or ``"huggingface"``.
         """
         checks.check_text(text)
-        dropout = check_dropout(dropout, seed, not self._model.offers_dropout)  # a Dropout, or None
+        dropout = check_dropout(dropout, seed, not self._model.offers_dropout, dropout_rule)
         if self.byte_level:
             text = utf8.replace_lone_surrogates(text)
         ids = []
@@ -603,7 +607,7 @@ FORWARDED = {
     "bpelab.corpora.token_files": ("token_file_dtype",),
     "bpelab.formats.lab": ("FORMAT_VERSION", "READABLE_FORMATS"),
     "bpelab.merges.engine": ("train_merges", "encode_chunk", "CACHE_LIMIT"),
-    "bpelab.merges.training": ("count_chunks",),
+    "bpelab.merges.training": ("count_chunks", "SuperBPE"),
     "bpelab.reading": ("MAX_FILE_BYTES", "read_file_bytes", "read_json"),
     "bpelab.text.blocks": ("BLOCK_SIZE", "safe_blocks", "text_blocks", "stream_blocks",
                            "read_blocks"),

@@ -12,7 +12,9 @@ import argparse
 from bpelab.commands import widget as widget_page
 from bpelab.commands.drawing import DEFAULT_TEXT
 from bpelab.commands.terminal import MAX_ID_DIGITS, PROGRAM
+from bpelab.merges.dropout import DROPOUT_RULES
 from bpelab.merges.engine import TIE_RULES
+from bpelab.merges.training import SPLITS
 from bpelab.messages import shown
 from bpelab.text.patterns import PATTERNS
 
@@ -98,15 +100,27 @@ def build_parser(commands):
     train.add_argument("--add-prefix-space", action="store_true",
                        help="with --bytes: put a space before the text (and after each special token) unless one is "
                             "there, so the first word is cut as every other word is")
-    train.add_argument("--ties", choices=TIE_RULES, default="smallest", metavar="RULE",
-                       help=f"which of equally frequent pairs to merge: {', '.join(TIE_RULES)} (default smallest; "
-                            "see docs/trainers.md)")
-    train.add_argument("--min-count", type=positive_int, default=2, metavar="N",
-                       help="merge only pairs that occur at least N times (default 2)")
+    train.add_argument("--ties", choices=TIE_RULES, metavar="RULE",
+                       help=f"which of equally frequent pairs to merge: {', '.join(TIE_RULES)} (default smallest, "
+                            "with --superbpe huggingface; see docs/trainers.md)")
+    train.add_argument("--min-count", type=positive_int, metavar="N",
+                       help="merge only pairs that occur at least N times (default 2, with --superbpe 1)")
     train.add_argument("--workers", type=positive_int, default=1, metavar="N", help="processes to count chunks with")
     train.add_argument("--superbpe", type=whole_number, metavar="T",
-                       help="SuperBPE: learn T merges within the --pattern's chunks (default o200k), then go on across "
-                            "words with the superbpe pattern, which the tokenizer encodes with")
+                       help="SuperBPE as its official code trains it: learn merges within the split's stage-1 chunks "
+                            "(or --pattern's), keep the first T - 1 (as head -n T of its merges.txt), then go on "
+                            "across words with its stage-2 pattern, which the tokenizer encodes with")
+    train.add_argument("--superbpe-split", choices=SPLITS, default="repository", metavar="NAME",
+                       help="SuperBPE's patterns: repository (its scripts' since November 2025, stage 1 "
+                            f"{SPLITS['repository'][0]}, stage 2 {SPLITS['repository'][1]}; the default) or paper "
+                            f"(the paper's experiments', {SPLITS['paper'][0]} and {SPLITS['paper'][1]})")
+    train.add_argument("--superbpe-whole-text", action="store_true",
+                       help="count SuperBPE's chunks across the whole text, not each line on its own as its trainer "
+                            "reads files")
+    train.add_argument("--superbpe-no-limits", action="store_true",
+                       help="let SuperBPE's stage 2 make tokens holding ': ' or more than four words")
+    train.add_argument("--superbpe-keep-unseen", action="store_true",
+                       help="keep every inherited merge, also those whose pair never occurs in stage 2")
     train.add_argument("--verbose", action="store_true", help="also print every merge learned, as a table")
     encode = add("encode", "print the token IDs of a text", [tokenizer, text, special])
     encode.add_argument("--json", action="store_true", help="print a JSON list instead of space-separated IDs")
@@ -115,7 +129,11 @@ def build_parser(commands):
                         help="token IDs, or a JSON list; - or nothing reads them from standard input")
     show = add("show", "print a text with its token boundaries visible", [tokenizer, text, special])
     show.add_argument("--dropout", type=probability, default=0.0, metavar="P",
-                      help="BPE-dropout: leave each merge out with chance P at every step (as subword-nmt does)")
+                      help="BPE-dropout: leave merges out at random, each with chance P, by --dropout-rule")
+    show.add_argument("--dropout-rule", choices=DROPOUT_RULES, default="subword-nmt", metavar="RULE",
+                      help="whose BPE-dropout: subword-nmt (every pair drawn at each step; the default), reference "
+                           "(the paper's code: places tried in order until one is kept) or huggingface (tokenizers' "
+                           "BPE(dropout=P); see docs/variants.md)")
     show.add_argument("--seed", type=whole_number, metavar="N", help="the random seed --dropout needs")
     add("explain", "replay the merges on a text, step by step", [tokenizer, text])
     inspect = add("inspect", "describe the pipeline, then list the merged tokens by ID and the special "

@@ -25,6 +25,7 @@ from bpelab.commands.drawing import (base_kind, emitted_whole, first_merge_of, f
 from bpelab.commands.terminal import BROKEN_PIPE_STATUS, CommandError, OUT, PROGRAM, UsageError, argument_text, bytes_progress, check_output, describe, is_standard_input, on_terminal, parse_ids, read_stdin, read_text, stdin_stream, terminal_line
 from bpelab.formats import official
 from bpelab.merges.ranked import reference_encode_leftmost
+from bpelab.merges.training import DEFAULT_MIN_COUNT, SuperBPE
 from bpelab.messages import named, readable_name, shown
 from bpelab.text.readable import id_text, token_spans, token_text, visible
 
@@ -100,7 +101,8 @@ def training_summary(tokenizer, args, counts):
     if len(tokenizer) >= args.vocab_size:
         stopped = f"reached the requested {args.vocab_size:,} entries"
     else:
-        left = {1: "is left", 2: "occurs twice"}.get(args.min_count, f"occurs {args.min_count:,} times")
+        least = DEFAULT_MIN_COUNT[args.superbpe is not None] if args.min_count is None else args.min_count
+        left = {1: "is left", 2: "occurs twice"}.get(least, f"occurs {least:,} times")
         stopped = f"stopped short of {args.vocab_size:,}: no pair {left}"
     kind = "bytes" if tokenizer.byte_level else "characters"
     ratio = f"{characters / tokens:.3f}" if tokens else "-"
@@ -123,7 +125,7 @@ def command_train(args):
     inputs = [stdin_stream() if path == "-" else path for path in args.files]
     counted = []  # the chunk counts the tokenizer encodes by, for the summary
     options = {"byte_level": args.bytes, "pattern": args.pattern, "special_tokens": args.special,
-               "ties": args.ties, "min_count": args.min_count, "superbpe": args.superbpe,
+               "ties": args.ties, "min_count": args.min_count, "superbpe": superbpe_choice(args),
                "add_prefix_space": args.add_prefix_space, "workers": args.workers, "on_counts": counted.append}
     with terminal_line() as line:
         if line.stream is not None:  # progress, where someone sees it
@@ -136,6 +138,20 @@ def command_train(args):
         tokenizer = Tokenizer.train_from_files(inputs, args.vocab_size, **options)
     tokenizer.save(args.output)
     OUT.write(training_summary(tokenizer, args, counted[0]))
+
+
+def superbpe_choice(args):
+    """The ``SuperBPE`` that ``train``'s --superbpe options ask for, or None; its other options need --superbpe."""
+    named = [option for option, given in (("--superbpe-split", args.superbpe_split != "repository"),
+                                          ("--superbpe-whole-text", args.superbpe_whole_text),
+                                          ("--superbpe-no-limits", args.superbpe_no_limits),
+                                          ("--superbpe-keep-unseen", args.superbpe_keep_unseen)) if given]
+    if args.superbpe is None:
+        if named:
+            raise UsageError(f"{named[0]} is a choice of SuperBPE's: give --superbpe T as well")
+        return None
+    return SuperBPE(args.superbpe, args.superbpe_split, by_line=not args.superbpe_whole_text,
+                    limits=not args.superbpe_no_limits, drop_unseen=not args.superbpe_keep_unseen)
 
 
 def merges_progress(line):
@@ -152,7 +168,7 @@ def merges_progress(line):
 
 
 def encode_text(tokenizer, text, allow_special, refusal="add --allow-special to encode it as its ID", note=True,
-                dropout=0.0, seed=None):
+                dropout=0.0, seed=None, dropout_rule="subword-nmt"):
     """Encode as the API does, allowing special tokens' text only with ``--allow-special``.
 
     The API's advice names Python arguments; here it is given in the
@@ -160,7 +176,8 @@ def encode_text(tokenizer, text, allow_special, refusal="add --allow-special to 
     character level) are mentioned once on stderr.
     """
     try:
-        ids = tokenizer.encode(text, allowed_special="all" if allow_special else None, dropout=dropout, seed=seed)
+        ids = tokenizer.encode(text, allowed_special="all" if allow_special else None, dropout=dropout, seed=seed,
+                               dropout_rule=dropout_rule)
     except SpecialTokenInText as error:
         raise CommandError(f"the text contains the special token {error.token!r}; {refusal}") from None
     unk = unknown_id(tokenizer)
@@ -204,7 +221,8 @@ def command_show(args):
         raise UsageError("--dropout needs --seed N, so that the same command shows the same tokens")
     tokenizer = load_tokenizer(args)
     text = read_text(args)
-    ids = encode_text(tokenizer, text, args.allow_special, dropout=args.dropout, seed=args.seed)
+    ids = encode_text(tokenizer, text, args.allow_special, dropout=args.dropout, seed=args.seed,
+                      dropout_rule=args.dropout_rule)
     shown, unknown = split_drawn(tokenizer, text, ids)
     footer = f"{len(text):,} characters, {len(ids):,} tokens"
     if ids:
@@ -212,7 +230,8 @@ def command_show(args):
     if unknown:
         footer += f", {unknown:,} unknown"
     if args.dropout:
-        footer += f", dropout {args.dropout:g} (seed {args.seed})"
+        rule = "" if args.dropout_rule == "subword-nmt" else f", rule {args.dropout_rule}"
+        footer += f", dropout {args.dropout:g} (seed {args.seed}{rule})"
     OUT.write(shown + footer + "\n")
 
 

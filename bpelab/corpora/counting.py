@@ -34,20 +34,21 @@ within these, so that every worker has work to the end and the parent adds up fe
 
 
 def count_in_workers(blocks: Iterable[str], pattern: str = "lab", *, special_tokens: Iterable[str] = (),
-                     workers: int = 1, size: int = 0) -> Counter:
+                     workers: int = 1, size: int = 0, by_line: bool = False) -> Counter:
     """``count_chunks`` of a text given as blocks, in ``workers`` processes when above 1: the same counts, in order.
 
     ``size``, the text's length if known, sets the size of the tasks (a
     quarter of the text per worker, within ``TASK_SIZE``). Memory holds at
-    most two tasks per worker, and each worker's counts of one.
+    most two tasks per worker, and each worker's counts of one. The tasks end
+    at the pattern's safe cuts, which are safe ``by_line`` too.
     """
     check_workers(workers)
-    return _counted_blocks(blocks, pattern, special_tokens, workers, size)
+    return _counted_blocks(blocks, pattern, special_tokens, workers, size, by_line)
 
 
-def _counted_blocks(blocks, pattern, special_tokens, workers, size):
+def _counted_blocks(blocks, pattern, special_tokens, workers, size, by_line=False):
     """``count_in_workers`` with its options already checked (by ``training.training_options``, say)."""
-    count = functools.partial(count_chunks, pattern=pattern, special_tokens=special_tokens)
+    count = functools.partial(count_chunks, pattern=pattern, special_tokens=special_tokens, by_line=by_line)
     if workers == 1:
         return count(blocks)
     return _summed(count, _tasks(blocks, pattern, task_size(size, workers)), workers)
@@ -70,9 +71,9 @@ def _summed(count, tasks, workers, on_task=None):
     return total
 
 
-def count_partition(partition, pattern, special_tokens):
+def count_partition(partition, pattern, special_tokens, by_line=False):
     """The chunk counts of one partition of files (``blocks.safe_partitions``), read by whoever counts them."""
-    return count_chunks(partition_blocks(partition), pattern, special_tokens=special_tokens)
+    return count_chunks(partition_blocks(partition), pattern, special_tokens=special_tokens, by_line=by_line)
 
 
 def _add_counts(total, counts):
@@ -134,7 +135,8 @@ def _counted_partitions(paths, options, total):
     """The chunk counts of files in several workers, each reading its own partitions (see ``counted_files``)."""
     partitions = safe_partitions(paths, options.pattern, task_size(sum(map(os.path.getsize, paths)),
                                                                     options.workers))
-    count = functools.partial(count_partition, pattern=options.pattern, special_tokens=options.specials)
+    count = functools.partial(count_partition, pattern=options.pattern, special_tokens=options.specials,
+                              by_line=options.by_line)
     sizes = [sum(segment.end - segment.start for segment in partition) for partition in partitions]
     return _summed(count, partitions, options.workers, _partition_progress(options, sizes, total))
 
@@ -163,7 +165,7 @@ def _counted(blocks, options, workers, size):
     """The chunk counts of a text's blocks; with a prefix space, in this process (training_options sees to that)."""
     if options.add_prefix_space:
         return count_chunks(blocks, options.pattern, special_tokens=options.specials, add_prefix_space=True)
-    return _counted_blocks(blocks, options.pattern, options.specials, workers, size)
+    return _counted_blocks(blocks, options.pattern, options.specials, workers, size, options.by_line)
 
 
 def _tasks(blocks, pattern, task_size):

@@ -215,12 +215,12 @@ def special_choice(tokenizer, allowed_special, disallowed_special):
 
 def encode_batch(tokenizer, texts: Sequence[str], *, workers: int = 1, allowed_special: SpecialChoice = None,
                  disallowed_special: SpecialChoice = None, dropout: float = 0.0,
-                 seed: Optional[int] = None) -> list[list[int]]:
+                 seed: Optional[int] = None, dropout_rule: str = "subword-nmt") -> list[list[int]]:
     """Encode each of ``texts``: a list of ID lists, in order (``Tokenizer.encode_batch``).
 
     With ``workers`` above 1, that many processes share the work; each is
     given the tokenizer once, when it starts, with what it has cached. With
-    ``dropout=p`` (see ``encode``), text number ``i`` (from 0) is encoded with
+    ``dropout=p`` (and ``dropout_rule``, see ``encode``), text number ``i`` (from 0) is encoded with
     the seed ``seed + i``, so the result is the same whatever the number of
     workers.
     """
@@ -229,8 +229,8 @@ def encode_batch(tokenizer, texts: Sequence[str], *, workers: int = 1, allowed_s
         check_text(text, "each of texts")
     check_workers(workers)
     specials = special_choice(tokenizer, allowed_special, disallowed_special)
-    tokenizer.encode("", dropout=dropout, seed=seed)  # checks them, as special_choice does the specials
-    options = [dict(specials, dropout=dropout, seed=None if seed is None else seed + number)
+    tokenizer.encode("", dropout=dropout, seed=seed, dropout_rule=dropout_rule)  # checks them, as the specials
+    options = [dict(specials, dropout=dropout, seed=None if seed is None else seed + number, dropout_rule=dropout_rule)
                for number in range(len(texts))]
     if workers == 1 or len(texts) < 2:
         return [tokenizer.encode(text, **choice) for text, choice in zip(texts, options)]

@@ -1,45 +1,73 @@
-"""BPE-dropout: encoding that leaves merges out at random, exactly as ``bpe.reference_encode(..., dropout=p)`` does.
+"""BPE-dropout: encoding that leaves merges out at random, by each of the three rules in use.
 
 BPE-dropout (Provilkov et al., ACL 2020) makes a model see many
-segmentations of the same text: each step of encoding a chunk draws one
-random number per adjacent pair, left to right, leaves out the pairs whose
-draw is not above ``p``, merges the earliest-learned of the rest at every
-place it survived, and looks again; it stops when no surviving pair is a
-merge. That is subword-nmt's rule, draws included: subword-nmt draws for
-every adjacent pair, mergeable or not, from Python's ``random`` module, so
-with the same seed it gives the same tokens (the tests hold the two
-against each other). ``p = 0`` draws nothing and is plain encoding; ``p = 1``
-leaves the base tokens.
+segmentations of the same text. Three implementations draw from three
+different distributions, so ``dropout_rule`` names which one to follow:
 
-``Dropout(p, seed)`` is one encoding's random stream: ``Tokenizer.encode``
+- ``"subword-nmt"`` (the default; ``bpe.reference_encode(..., dropout=p)``
+  is its definition): each step of encoding a chunk draws one random number
+  per adjacent pair, left to right, leaves out the pairs whose draw is not
+  above ``p``, merges the earliest-learned of the rest at every place it
+  survived, and looks again; it stops when no surviving pair is a merge.
+  subword-nmt (``apply_bpe.encode``) draws for every adjacent pair,
+  mergeable or not, from Python's ``random`` module, so with the same seed
+  it gives the same tokens (the tests hold the two against each other).
+- ``"reference"``, the paper's code (github VProv/BPE-Dropout, ``bpe.py``,
+  ``tokenize_word``): each step tries the places where a merge applies in
+  order of rank, then position, leaving each out with chance ``p`` until one
+  is kept; that one occurrence is merged, and the places left out come back
+  at the next step; when every place is left out, encoding stops.
+- ``"huggingface"``, ``tokenizers``' ``BPE(dropout=p)`` (``word.rs``,
+  ``merge_all``): the same queue, but the draw comes before the check that
+  a queued place still holds its pair, so a place used up by an earlier
+  merge also costs a draw, and when it is kept, the places left out come
+  back without a merge being made.
+
+The first two agree only when no pair repeats in a chunk; the third differs
+from both as soon as a merge leaves a used-up place in the queue. The tests
+work out every segmentation's exact probability under each rule, restated
+from its source, and hold this module to it (and subword-nmt draw for draw,
+and ``tokenizers`` itself by sampling). ``p = 0`` draws nothing and is plain
+encoding; ``p = 1`` leaves the base tokens.
+
+``Dropout(p, seed, rule)`` is one encoding's random stream: ``Tokenizer.encode``
 makes one per call and takes the chunks through it in order. Its results
 never enter the tokenizer's chunk cache, which holds plain encodings.
 
-The rule costs one draw per adjacent pair per step, so a chunk of n tokens
-needs about n times as many draws as it has steps, whatever the algorithm;
-for long chunks (SuperBPE's can be paragraphs) the draws are made in bulk
-(``kept``), so that each step's Python work is its merges, not its length.
+subword-nmt's rule costs one draw per adjacent pair per step, so a chunk of n
+tokens needs about n times as many draws as it has steps, whatever the
+algorithm; for long chunks (SuperBPE's can be paragraphs) the draws are made
+in bulk (``kept``), so that each step's Python work is its merges, not its
+length. The queued rules draw once per place tried, and keep the places in a
+heap (time n log n in a chunk's length, plus the draws).
 """
 
+import heapq
 import math
 import random
 from itertools import chain, compress, repeat
 from typing import Iterable, Mapping, Sequence
 
+from bpelab.checks import check_choice
 from bpelab.merges.engine import FEW, NO_MERGE, merge_at
 from bpelab.messages import shown
+
+DROPOUT_RULES = ("subword-nmt", "reference", "huggingface")
+"""The rules ``dropout_rule`` names: subword-nmt's, the paper's reference code's, Hugging Face's (see above)."""
 
 TOP_BYTE_SHIFT = 45
 """``random()`` is ``N / 2**53``: its top eight bits are ``N >> 45``."""
 
 
-def check_dropout(dropout, seed, imported=False):
-    """Refuse a dropout that is not a number from 0 to 1, or a missing or bad seed; return a ``Dropout`` or None.
+def check_dropout(dropout, seed, imported=False, rule="subword-nmt"):
+    """Refuse a dropout that is not a number from 0 to 1, a missing or bad seed, or an unknown ``rule`` (one of
+    ``DROPOUT_RULES``); return a ``Dropout`` or None.
 
     None stands for no dropout (``p = 0``), which draws nothing. An
     ``imported`` model (a Hugging Face pipeline, whose merges may be ranked
     apart from their IDs) is refused dropout by name.
     """
+    check_choice(rule, DROPOUT_RULES, "dropout_rule")
     if isinstance(dropout, bool) or not isinstance(dropout, (int, float)):
         raise TypeError(f"dropout must be a float from 0 to 1, not {shown(dropout)}")
     if not 0 <= dropout <= 1:  # (NaN fails this too)
@@ -53,16 +81,16 @@ def check_dropout(dropout, seed, imported=False):
     if imported:
         raise ValueError("dropout is not supported for a model imported from a tokenizer.json (its merges are "
                          "ranked apart from its IDs); encode it with dropout=0, or train one with bpe")
-    return Dropout(float(dropout), seed)
+    return Dropout(float(dropout), seed, rule)
 
 
 class Dropout:
-    """The random stream of one encoding with dropout ``p``: ``random.Random(seed)``, drawn left to right."""
+    """The random stream of one encoding with dropout ``p`` by ``rule``: ``random.Random(seed)``, drawn in order."""
 
-    __slots__ = ("p", "random", "threshold", "top_bytes")
+    __slots__ = ("p", "random", "rule", "threshold", "top_bytes")
 
-    def __init__(self, p: float, seed: int):
-        self.p = p
+    def __init__(self, p: float, seed: int, rule: str = "subword-nmt"):
+        self.p, self.rule = p, rule
         self.random = random.Random(seed)
         # random() > p exactly when N > threshold, for N = random() * 2**53 (both sides are exact).
         self.threshold = math.floor(p * 2.0 ** 53)
@@ -93,7 +121,13 @@ class Dropout:
         return kept
 
     def encode_chunk(self, ids: Sequence[int], merged_id: Mapping[tuple[int, int], int]) -> list[int]:
-        """One chunk's IDs with dropout, as ``bpe.reference_encode(tokens, merge_rank, dropout=p, rng=...)`` gives.
+        """One chunk's IDs with dropout by this stream's rule."""
+        if self.rule == "subword-nmt":
+            return self.encode_every_pair(ids, merged_id)
+        return self.encode_queued(ids, merged_id)
+
+    def encode_every_pair(self, ids: Sequence[int], merged_id: Mapping[tuple[int, int], int]) -> list[int]:
+        """subword-nmt's rule: as ``bpe.reference_encode(tokens, merge_rank, dropout=p, rng=...)`` gives.
 
         Merged IDs grow with rank, so the smallest kept merged ID is the
         earliest merge. Its kept places are merged left to right, skipping
@@ -116,6 +150,49 @@ class Dropout:
             for at in reversed(chosen):
                 merge_at(at, new, ids, merged, get)
         return ids
+
+    def encode_queued(self, ids: Sequence[int], merged_id: Mapping[tuple[int, int], int]) -> list[int]:
+        """The paper's reference rule, or Hugging Face's: the places where a merge applies, queued by (merged ID,
+        place), tried one at a time, each left out when its draw is below ``p``.
+
+        Places are the positions of left tokens in the starting list, which
+        merging never renumbers (``after`` links each live token to the next),
+        so the queue's order is the sources' order of rank, then position. A
+        queued place is used up when its token was merged into the one on its
+        left, it has no right neighbour any more, or its pair changed. The
+        reference passes over a used-up place before drawing; Hugging Face
+        draws first, and puts the places left out back before it looks.
+        """
+        draw, p, check_first = self.random.random, self.p, self.rule == "reference"
+        ids, end = list(ids), len(ids)
+        after = list(range(1, end + 1))
+        before = list(range(-1, end - 1))
+        queue = [(merged, at) for at, merged in enumerate(map(merged_id.get, zip(ids, ids[1:]))) if merged is not None]
+        heapq.heapify(queue)
+        left_out = []
+        while queue:
+            merged, at = entry = heapq.heappop(queue)
+            right = after[at]
+            live = ids[at] >= 0 and right < end and merged_id.get((ids[at], ids[right])) == merged
+            if check_first and not live:
+                continue
+            if draw() < p:
+                left_out.append(entry)
+                continue
+            for held in left_out:
+                heapq.heappush(queue, held)
+            left_out = []
+            if not live:
+                continue
+            ids[at], ids[right], after[at] = merged, -1, after[right]
+            if after[at] < end:
+                before[after[at]] = at
+            for start in (before[at], at):
+                if start >= 0 and after[start] < end:
+                    later = merged_id.get((ids[start], ids[after[start]]))
+                    if later is not None:
+                        heapq.heappush(queue, (later, start))
+        return [token_id for token_id in ids if token_id >= 0]
 
     def encode(self, chunk_ids: Iterable[Sequence[int]], merged_id: Mapping[tuple[int, int], int]) -> Iterable[int]:
         """The IDs of chunks in order (each given as its starting IDs), drawing from this one stream."""

@@ -96,7 +96,8 @@ def _without_the_cycle_collector():
 
 def train_merges(chunk_counts: Mapping[Union[Sequence[Token], bytes], int], max_merges: int, *,
                  ties: str = "smallest", min_count: int = 2, progress: Optional[Callable[[int, int], None]] = None,
-                 on_merge: Optional[Callable[[int, Pair, int], None]] = None) -> list[tuple[Pair, int]]:
+                 on_merge: Optional[Callable[[int, Pair, int], None]] = None, inherited: Sequence[Token] = (),
+                 allowed: Optional[Callable[[Token], bool]] = None) -> list[tuple[Pair, int]]:
     """Learn exactly what ``bpe.reference_train`` learns, updating counts incrementally.
 
     A key of ``chunk_counts`` is a sequence of tokens, or ``bytes``, which
@@ -111,16 +112,23 @@ def train_merges(chunk_counts: Mapping[Union[Sequence[Token], bytes], int], max_
     surfaces (lazy invalidation). ``on_merge(rank, pair, count)``, if given,
     hears of each merge as soon as it is learned, so a long run can be
     watched.
+
+    For SuperBPE's stage 2, whose chunks hold tokens made by earlier merges:
+    ``inherited`` lists those tokens in the order they were made, to be
+    numbered (coded) after the base tokens, as the ID rules number them; and
+    ``allowed(token)``, if given, says whether a pair may be merged into
+    ``token``: the best pair whose token is refused is passed over for good
+    (its count can only fall, so it never comes back), and the next taken.
     """
     check_choice(ties, TIE_RULES, "ties")
     check_positive_int(min_count, "min_count")
-    return learn_merges(chunk_counts, max_merges, ties, min_count, progress, on_merge)
+    return learn_merges(chunk_counts, max_merges, ties, min_count, progress, on_merge, inherited, allowed)
 
 
 @_without_the_cycle_collector()
-def learn_merges(chunk_counts, max_merges, ties, min_count, progress, on_merge):
+def learn_merges(chunk_counts, max_merges, ties, min_count, progress, on_merge, inherited=(), allowed=None):
     """``train_merges`` with its options already checked (by ``bpelab.merges.training.training_options``)."""
-    tokens, coded, weights = _code_chunks(chunk_counts, ties)
+    tokens, coded, weights = _code_chunks(chunk_counts, ties, inherited)
     pair_counts, pair_chunks = index_pairs(coded, weights)
     order = _ORDERS[ties](tokens, coded, pair_chunks)
     heap = [(-count, order.key_of(pair), pair) for pair, count in pair_counts.items()]
@@ -139,9 +147,11 @@ def learn_merges(chunk_counts, max_merges, ties, min_count, progress, on_merge):
             continue
         if count < min_count:
             break
+        token_pair = (tokens[ord(pair[0])], tokens[ord(pair[1])])
+        if allowed is not None and not allowed(token_pair[0] + token_pair[1]):
+            continue
         if len(tokens) > sys.maxunicode:
             raise ValueError(f"cannot learn more than {len(learned)} merges: every token needs its own code point")
-        token_pair = (tokens[ord(pair[0])], tokens[ord(pair[1])])
         learned.append((token_pair, count))
         if on_merge is not None:
             on_merge(len(learned) - 1, token_pair, count)
@@ -231,7 +241,7 @@ _ORDERS = {"smallest": _SmallestPair, "first-seen": _FirstOccurrence, "greatest"
            "huggingface": _Codes, "rustbpe": _Codes}
 
 
-def _code_chunks(chunk_counts, ties):
+def _code_chunks(chunk_counts, ties, inherited=()):
     """Code the chunks as strings, one character per base token, in the order the ID rules number them.
 
     Returns ``(tokens, coded, weights)``: ``tokens`` lists the base tokens by
@@ -239,7 +249,7 @@ def _code_chunks(chunk_counts, ties):
     in the order of ``chunk_counts``. Chunks of one token are left out: they
     hold no pair. ``bytes`` chunks are coded in C: a byte's code is its rank
     among the 256 (``translate``), and Latin-1 makes each byte the character
-    with that number.
+    with that number. The ``inherited`` tokens come after the others, in their order.
     """
     if any(isinstance(chunk, bytes) for chunk in chunk_counts):
         tokens = sorted(SINGLE_BYTES, key=lambda token: id_order(token, ties))
@@ -248,7 +258,8 @@ def _code_chunks(chunk_counts, ties):
         def code(chunk):
             return chunk.translate(ranks).decode("latin-1")
     else:
-        tokens = sorted({token for chunk in chunk_counts for token in chunk}, key=lambda token: id_order(token, ties))
+        tokens = sorted({token for chunk in chunk_counts for token in chunk}.difference(inherited),
+                        key=lambda token: id_order(token, ties)) + list(inherited)
         code_of = {token: chr(code) for code, token in enumerate(tokens)}
 
         def code(chunk):
@@ -339,7 +350,7 @@ def encode_chunk(ids: Sequence[int], merged_id: Mapping[tuple[int, int], int]) -
     ``merged_id`` maps a pair of IDs to the ID of its merge. Merged IDs grow
     with merge rank, so the smallest merged ID present is the earliest merge.
     Most chunks are a few tokens long, and for them the plain loop of
-    ``merge_few`` is quickest; a long chunk goes through ``_merge_queued``,
+    ``merge_few`` is quickest; a long chunk goes through ``merge_queued``,
     whose time grows like n log n, or, when ``merged_id`` is a ``MergeTable``
     (a tokenizer's), is first cut where no token can span (``_merge_apart``).
     """
@@ -347,7 +358,7 @@ def encode_chunk(ids: Sequence[int], merged_id: Mapping[tuple[int, int], int]) -
         return merge_few(ids, merged_id)
     if isinstance(merged_id, MergeTable):
         return _merge_apart(ids, merged_id)
-    return _merge_queued(ids, merged_id)
+    return merge_queued(ids, merged_id)
 
 
 FEW = 32
@@ -392,7 +403,7 @@ def merge_at(at, new, ids, merged, get):
         merged[at] = get((new, ids[at + 1]), NO_MERGE)
 
 
-def _merge_queued(ids, merged_id):
+def merge_queued(ids, merged_id, seen=None):
     """``encode_chunk`` for a long chunk, in time that grows like n log n in its length.
 
     Every adjacent pair that is a merge is queued under its merged ID, as the
@@ -407,7 +418,11 @@ def _merge_queued(ids, merged_id):
 
     The chunk is a doubly linked list (``before``/``after`` positions), so a
     merge costs O(1) instead of a rescan; only the choice of the next rank
-    uses a heap.
+    uses a heap. ``seen``, a set if given, gets every merged ID whose pair
+    is in the chunk at the start or after a rank's merges are all made (the
+    merges SuperBPE's stage 2 keeps; a pair made and used up again within
+    one rank's pass, as ``aa a`` is on the way from ``a a a a`` to ``aa aa``,
+    does not count).
     """
     ids = list(ids)
     end = len(ids)
@@ -419,9 +434,12 @@ def _merge_queued(ids, merged_id):
         if merged is not None:
             queues.setdefault(merged, []).append(position)
     waiting = list(queues)
+    if seen is not None:
+        seen.update(waiting)
     heapq.heapify(waiting)
     while waiting:
         merged = heapq.heappop(waiting)
+        made = None if seen is None else []  # the pairs this rank's merges make, where they start
         for left in queues.pop(merged):
             right = after[left]
             if right >= end or ids[left] < 0 or merged_id.get((ids[left], ids[right])) != merged:
@@ -440,6 +458,11 @@ def _merge_queued(ids, merged_id):
                     if not queue:
                         heapq.heappush(waiting, later)
                     queue.append(start)
+                    if made is not None:
+                        made.append((start, later))
+        if made:
+            seen.update(later for start, later in made if ids[start] >= 0 and after[start] < end
+                        and merged_id.get((ids[start], ids[after[start]])) == later)
     return [token_id for token_id in ids if token_id >= 0]
 
 
@@ -495,10 +518,10 @@ def _merge_apart(ids, merged_id):
     apart = map(operator.not_, map(merged_id.junctions().__contains__, zip(ids, ids[1:])))
     cuts = list(compress(count(1), apart))
     if not cuts:
-        return _merge_queued(ids, merged_id)
+        return merge_queued(ids, merged_id)
     pieces = map(tuple, map(ids.__getitem__, map(slice, [0, *cuts], [*cuts, len(ids)])))
     merged = ChunkCache(lambda piece: merge_few(piece, merged_id) if len(piece) <= FEW
-                        else _merge_queued(piece, merged_id))  # each distinct piece's IDs, keyed by the piece
+                        else merge_queued(piece, merged_id))  # each distinct piece's IDs, keyed by the piece
     return list(chain.from_iterable(map(merged.__getitem__, pieces)))
 
 

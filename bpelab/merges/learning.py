@@ -4,7 +4,7 @@
 only in where the chunk counts come from. ``trained`` turns the counts into
 base-token sequences (``training.start_sequences``), learns the merges with
 the engine, or with SuperBPE's two stages (``superbpe.trainer``), exactly as
-``bpe.reference_train`` (``reference_superbpe``) would, records each merge
+``bpe.reference_train`` (SuperBPE's official trainer) would, records each merge
 as a ``history`` entry as soon as it is learned, and builds the tokenizer.
 """
 
@@ -19,7 +19,7 @@ def trained(cls, chunk_counts, spans, options):
     None; ``options`` are the run's ``training.TrainingOptions``.
     """
     if options.on_counts is not None:  # the counts the tokenizer encodes by: SuperBPE's stage 2's
-        options.on_counts(chunk_counts if spans is None else spans[1])
+        options.on_counts(chunk_counts if spans is None else spans)
     alphabet, sequences, merges_wanted = training.start_sequences(chunk_counts, options.vocab_size,
                                                                   options.byte_level, options.specials)
     display_form = bytes_to_display if options.byte_level else str

@@ -8,15 +8,16 @@ checks counts made elsewhere, and turns counts into the sequences of base
 tokens that training merges.
 """
 
+import functools
 from collections import Counter
-from typing import Callable, Iterable, NamedTuple, Optional
+from typing import Callable, Iterable, NamedTuple, Optional, Union
 
 from bpelab.checks import (UNK, check_callback, check_choice, check_flag, check_no_surrogate, check_positive_int,
                            check_prefix_space, check_vocab_size, check_workers)
 from bpelab.merges.rules import TIE_RULES
 from bpelab.messages import shown
 from bpelab.text.blocks import safe_blocks
-from bpelab.text.patterns import DEFAULT_PATTERN, check_pattern, chunker
+from bpelab.text.patterns import DEFAULT_PATTERN, check_pattern, chunker, last_safe_cut
 from bpelab.text.specials import check_special_text, special_finder, special_token_ids
 
 Progress = Optional[Callable[[int, int], None]]
@@ -31,6 +32,42 @@ CountProgress = Optional[Callable[[int, int], None]]
 not known beforehand, as for a stream)."""
 
 
+class SuperBPE(NamedTuple):
+    """SuperBPE's choices, as ``superbpe=SuperBPE(t, ...)`` takes them; ``superbpe=t`` takes these defaults, which
+    are the official code's (``bpelab.merges.superbpe``; the last three False, with ``t + 1``, give the lab's SuperBPE of
+    before, with ``pattern="o200k"``, ``ties="smallest"`` and ``min_count=2``).
+
+    - ``t``: as the official scripts' ``num_inherit_merges``: ``head -n t merges.txt`` keeps t lines of stage 1's
+      merges file, its header among them, so stage 2 inherits stage 1's first t - 1 merges (none for 0 or 1).
+    - ``split``: ``"repository"``, the patterns its scripts have used since November 2025, or ``"paper"``, those
+      of the paper's experiments: stage 1's and stage 2's, in ``SPLITS`` (``pattern=`` may name another stage 1).
+    - ``by_line``: count the chunks of each line on its own, in both stages, as the official trainer reads its
+      files line by line; False counts the whole text.
+    - ``limits``: stage 2 passes over a merge whose token holds ``": "`` or more than four words (pieces between
+      spaces), as the fork has since its commit "limit to 4-word tokens and special case colon".
+    - ``drop_unseen``: stage 2 leaves out an inherited merge whose pair never occurs in its chunks.
+    """
+
+    t: int
+    split: str = "repository"
+    by_line: bool = True
+    limits: bool = True
+    drop_unseen: bool = True
+
+
+DEFAULT_TIES = {False: "smallest", True: "huggingface"}
+"""The tie rule when none is given, by whether the run is SuperBPE's (whose official trainer is Hugging Face's)."""
+
+DEFAULT_MIN_COUNT = {False: 2, True: 1}
+"""``min_count`` when none is given, by whether the run is SuperBPE's (``BpeTrainer`` merges pairs seen once)."""
+
+SuperBPEChoice = Union[None, int, SuperBPE]
+"""What ``superbpe=`` takes: None (plain BPE), ``t``, or a ``SuperBPE``."""
+
+SPLITS = {"repository": ("superbpe-words", "superbpe"), "paper": ("superbpe-paper-words", "superbpe-paper")}
+"""SuperBPE's splits by name: (stage 1's pattern, stage 2's, which its tokenizers encode with)."""
+
+
 class TrainingOptions(NamedTuple):
     """Every option of a training run, checked once, by ``training_options``, where the public API receives them."""
 
@@ -40,7 +77,7 @@ class TrainingOptions(NamedTuple):
     specials: list  # the special tokens' texts, in order
     ties: str  # the tie rule (see ``bpe.best_pair``)
     min_count: int  # the fewest times a pair must occur to be merged
-    superbpe: Optional[int]  # SuperBPE's transition (stage 1's number of merges), or None
+    superbpe: Optional[SuperBPE]  # SuperBPE's choices, or None
     add_prefix_space: bool  # a space before text that lacks one (byte level)
     workers: int  # the processes that count chunks
     progress: Progress  # progress(merges_done, merge_target)
@@ -48,17 +85,15 @@ class TrainingOptions(NamedTuple):
     count_progress: CountProgress  # count_progress(bytes_done, bytes_total)
     on_counts: Optional[Callable[[dict], None]]  # on_counts(the chunk counts the tokenizer encodes by)
 
-
-STAGE_ONE_PATTERN = "o200k"
-"""SuperBPE's stage-1 pattern when none is given: the paper's (GPT-4o's)."""
-
-SUPERBPE_TIES = ("smallest", "first-seen", "greatest")
-"""The tie rules SuperBPE trains with: those that compare tokens, not IDs (stage 2's IDs would need a rule of their own)."""
+    @property
+    def by_line(self):
+        """Whether chunks are counted line by line (SuperBPE's default)."""
+        return self.superbpe is not None and self.superbpe.by_line
 
 
 def training_options(vocab_size: int, *, byte_level: bool = False, pattern: Optional[str] = None,
-                     special_tokens: Iterable[str] = (), ties: str = "smallest", min_count: int = 2,
-                     superbpe: Optional[int] = None, add_prefix_space: bool = False, workers: int = 1,
+                     special_tokens: Iterable[str] = (), ties: Optional[str] = None, min_count: Optional[int] = None,
+                     superbpe: SuperBPEChoice = None, add_prefix_space: bool = False, workers: int = 1,
                      progress: Progress = None, on_merge: OnMerge = None,
                      count_progress: CountProgress = None,
                      on_counts: Optional[Callable[[dict], None]] = None) -> TrainingOptions:
@@ -67,8 +102,10 @@ def training_options(vocab_size: int, *, byte_level: bool = False, pattern: Opti
     This is the one place a training option is checked (and given its
     default): ``bpe.Tokenizer.train``, ``train_from_files`` and
     ``train_from_counts`` and the command line's ``train`` all come here.
-    The pattern is ``pattern``, or when none is given the level's default
-    (SuperBPE's stage 1: ``STAGE_ONE_PATTERN``).
+    What is not given is the level's default: the pattern ``"lab"`` or
+    ``"gpt2"``, ties ``"smallest"``, ``min_count`` 2; for SuperBPE (``superbpe=t``
+    or a ``SuperBPE``) the official trainer's: its split's stage 1,
+    ``"huggingface"``, 1.
     """
     check_vocab_size(vocab_size)
     check_flag(byte_level, "byte_level")
@@ -77,11 +114,13 @@ def training_options(vocab_size: int, *, byte_level: bool = False, pattern: Opti
     if add_prefix_space and workers > 1:
         raise ValueError("add_prefix_space=True counts in one process: the prefix space depends on what comes "
                          "before each block; leave workers at 1")
-    check_superbpe(superbpe, ties, add_prefix_space)
-    pattern = (STAGE_ONE_PATTERN if superbpe is not None else DEFAULT_PATTERN[byte_level]) if pattern is None \
-        else pattern
+    superbpe = check_superbpe(superbpe, add_prefix_space)
+    if pattern is None:
+        pattern = DEFAULT_PATTERN[byte_level] if superbpe is None else SPLITS[superbpe.split][0]
     check_pattern(pattern)
+    ties = DEFAULT_TIES[superbpe is not None] if ties is None else ties
     check_choice(ties, TIE_RULES, "ties")
+    min_count = DEFAULT_MIN_COUNT[superbpe is not None] if min_count is None else min_count
     check_positive_int(min_count, "min_count")
     for name, callback in (("progress", progress), ("on_merge", on_merge), ("count_progress", count_progress),
                            ("on_counts", on_counts)):
@@ -93,21 +132,26 @@ def training_options(vocab_size: int, *, byte_level: bool = False, pattern: Opti
                            add_prefix_space, workers, progress, on_merge, count_progress, on_counts)
 
 
-def check_superbpe(superbpe, ties, add_prefix_space):
-    """Refuse a ``superbpe`` that is neither None nor a count of merges, or options SuperBPE does not train with."""
+def check_superbpe(superbpe, add_prefix_space):
+    """``superbpe`` as a ``SuperBPE`` (None stays None); refuse what is neither, bad choices, or a prefix space."""
     if superbpe is None:
-        return
-    if isinstance(superbpe, bool) or not isinstance(superbpe, int):
-        raise TypeError(f"superbpe must be None or the number of merges of stage 1 (an int, 0 or more), "
-                        f"not {shown(superbpe)}")
-    if superbpe < 0:
-        raise ValueError(f"superbpe must be the number of merges of stage 1, 0 or more, not {superbpe}")
-    if ties not in SUPERBPE_TIES:
-        raise ValueError(f"superbpe=t trains with ties {', '.join(map(repr, SUPERBPE_TIES))}, not {ties!r}: "
-                         "its second stage has no IDs of the library whose rule that is")
+        return None
+    if not isinstance(superbpe, SuperBPE):
+        if isinstance(superbpe, bool) or not isinstance(superbpe, int):
+            raise TypeError(f"superbpe must be None, t (an int, 0 or more: head -n t of stage 1's merges.txt) or "
+                            f"a SuperBPE(t, ...), not {shown(superbpe)}")
+        superbpe = SuperBPE(superbpe)
+    if isinstance(superbpe.t, bool) or not isinstance(superbpe.t, int):
+        raise TypeError(f"SuperBPE's t must be an int, 0 or more, not {shown(superbpe.t)}")
+    if superbpe.t < 0:
+        raise ValueError(f"SuperBPE's t must be 0 or more (head -n t of stage 1's merges.txt), not {superbpe.t}")
+    check_choice(superbpe.split, tuple(SPLITS), "SuperBPE's split")
+    for name in ("by_line", "limits", "drop_unseen"):
+        check_flag(getattr(superbpe, name), f"SuperBPE's {name}")
     if add_prefix_space is True:
         raise ValueError("superbpe=t does not take add_prefix_space=True: SuperBPE trains without a prefix space; "
                          "leave add_prefix_space out")
+    return superbpe
 
 
 def check_chunk_counts(chunk_counts, pattern, special_tokens):
@@ -143,7 +187,7 @@ def check_chunk_counts(chunk_counts, pattern, special_tokens):
 
 
 def count_chunks(blocks: Iterable[str], pattern: str = "lab", *, special_tokens: Iterable[str] = (),
-                 add_prefix_space: bool = False) -> Counter:
+                 add_prefix_space: bool = False, by_line: bool = False) -> Counter:
     """Count each distinct chunk of a text given as blocks, which may be cut anywhere.
 
     >>> count_chunks(["the cat", " the h", "at"])
@@ -153,18 +197,23 @@ def count_chunks(blocks: Iterable[str], pattern: str = "lab", *, special_tokens:
     and never cut into chunks: a special token stays out of training. The
     chunks come out in the order they first appear. With ``add_prefix_space``
     the text, and the text after each special token, gets a space in front
-    unless it starts with one, as ``encode`` gives it.
+    unless it starts with one, as ``encode`` gives it. With ``by_line`` each
+    line (to and with its ``\\n``) is cut on its own, as a trainer that reads
+    its files line by line cuts them (SuperBPE's official one): no chunk then
+    holds a line break followed by more text.
     """
     if isinstance(special_tokens, (str, bytes)):
         raise TypeError(f"special_tokens must be a list of strings, not a single {type(special_tokens).__name__}")
     special_tokens = frozenset(special_tokens)
     for text in special_tokens:
         check_special_text(text, byte_level=True)  # (counting has no <unk>, whatever the level)
-    cut = chunker(pattern)
+    cut, last_cut = chunker(pattern), None
+    if by_line:
+        cut, last_cut = line_chunker(cut), functools.partial(last_line_cut, pattern=pattern)
     counts = Counter()
     finder = special_finder(special_tokens) if special_tokens else None
     fresh = add_prefix_space  # the next ordinary text starts a stretch that gets a prefix space
-    for block in safe_blocks(blocks, pattern):
+    for block in safe_blocks(blocks, pattern, last_cut):
         start = 0
         for found in finder.finditer(block) if finder else ():
             counts.update(cut(prefixed(block[start:found.start()], fresh)))
@@ -174,6 +223,25 @@ def count_chunks(blocks: Iterable[str], pattern: str = "lab", *, special_tokens:
         counts.update(cut(prefixed(block[start:], fresh)))
         fresh = fresh and start == len(block)
     return counts
+
+
+def line_chunker(cut):
+    """``cut`` (a ``patterns.chunker``) applied to each line of a text on its own, a line ending after its ``\\n``."""
+    def cut_lines(text):
+        lines = text.split("\n")
+        found = []
+        for line in lines[:-1]:
+            found += cut(line + "\n")
+        return found + cut(lines[-1]) if lines[-1] else found
+
+    return cut_lines
+
+
+def last_line_cut(text, pattern):
+    """The last place inside ``text`` where it may be cut when counted line by line: after its last ``\\n`` but a
+    final one, or at the pattern's last safe cut if that comes later (safe within a line too); -1 if neither."""
+    end = text.rfind("\n", 0, len(text) - 1)
+    return max(end + 1 if end >= 0 else -1, last_safe_cut(text, pattern))
 
 
 def prefixed(text, fresh):

@@ -1,29 +1,36 @@
-"""BPE-dropout: the fast encoder equals ``reference_encode(..., dropout=p, rng=...)``, and subword-nmt, draw for draw.
+"""BPE-dropout's three rules: each exactly its source's distribution; subword-nmt's also draw for draw, Hugging Face's
+also against ``tokenizers`` by sampling.
 
 subword-nmt (``apply_bpe.encode``) draws ``random.random()`` for every
 adjacent pair of a word at every step, then keeps the mergeable pairs whose
-draw is above the dropout, exactly our rule. Its words end in ``</w>``,
-which changes which pairs are merges at the end of a word, so the words it
-is given here end in a character that no merge uses: then every pair means
-the same to both, and the same seed must give the same tokens.
+draw is above the dropout, exactly the rule of ``reference_encode``. Its
+words end in ``</w>``, which changes which pairs are merges at the end of a
+word, so the words it is given here end in a character that no merge uses:
+then every pair means the same to both, and the same seed must give the same
+tokens. The paper's reference code and Hugging Face's are restated in
+``tests/merges/dropout_rules.py``, which works out each segmentation's exact chance.
 """
 
 import hashlib
 import io
 import json
+import math
 import os
 import random
 import unittest
+from collections import Counter
+from fractions import Fraction
 from statistics import mean
 from unittest import mock
 
 from bpe import Tokenizer, reference_encode
 from bpelab.merges import dropout as dropout_module
-from bpelab.merges.dropout import Dropout
+from bpelab.merges.dropout import DROPOUT_RULES, Dropout
 from make_corpus import corpus
-from tests.clients import require_module
-from tests.merges.test_superbpe import run_command
 from tests import ROOT
+from tests.clients import require_module
+from tests.merges import dropout_rules
+from tests.merges.test_superbpe import run_command
 
 LAB = Tokenizer.load(os.path.join(ROOT, "tokenizer.json"))
 SPANS = Tokenizer(LAB.alphabet, LAB.merges, pattern="superbpe")  # the same merges, on chunks thousands long
@@ -99,6 +106,149 @@ class DefinitionTests(unittest.TestCase):
             expected = [ours.vocab[token_id] for word in words
                         for token_id in stream.encode_chunk([ours.ids[char] for char in word], merged_ids(ours))]
             self.assertEqual(segmented, expected, (p, words))
+
+
+WORDS = "banana bandana ban nana ana mississippi miss sip sis pi unrelated relate late ted rel un related "
+NAMED = Tokenizer.train(corpus() + WORDS * 3, 300)
+"""Merges for a few words whose pairs repeat ("banana", "mississippi") or do not ("unrelated")."""
+
+REPEATS = Tokenizer(["a", "b"], [("a", "a"), ("b", "b"), ("a", "bb"), ("b", "aa"), ("abb", "bb"), ("a", "b")])
+"""Merges under which "abbaab" leaves used-up places in the queue, where Hugging Face's rule parts from the others."""
+
+
+class Scripted:
+    """A random stream that gives the draws ``left_out()`` decides: 0 (below any p) or the largest ``random()``."""
+
+    def __init__(self, left_out):
+        self.left_out = left_out
+
+    def random(self):
+        return 0.0 if self.left_out() else 1 - 2.0 ** -53
+
+
+def lab_distribution(tokenizer, word, p, rule):
+    """Every segmentation the lab's encoder gives ``word`` by ``rule``, with its exact chance: each way its draws
+    can fall, followed one by one (``dropout_rules.ways``)."""
+    ids, merged = [tokenizer.ids[char] for char in word], merged_ids(tokenizer)
+
+    def run(left_out):
+        stream = Dropout(float(p), 0, rule)
+        stream.random = Scripted(left_out)
+        return tuple(tokenizer.vocab[token_id] for token_id in stream.encode_chunk(ids, merged))
+
+    return dropout_rules.ways(run, p)
+
+
+def total_variation(one, other):
+    return sum(abs(one.get(key, 0) - other.get(key, 0)) for key in set(one) | set(other)) / 2
+
+
+def chance_as_far(count, total, chance):
+    """An upper bound on the chance that a binomial(total, chance) count lies at least as far from its mean as
+    ``count`` does, on either side (Chernoff's: exp(-total * KL) for each side)."""
+    distance = abs(count / total - chance)
+    if distance == 0:
+        return 1.0
+
+    def side(share):
+        if not 0 <= share <= 1:
+            return 0.0
+        divergence = sum(a * math.log(a / b) for a, b in ((share, chance), (1 - share, 1 - chance)) if a > 0)
+        return math.exp(-total * divergence)
+
+    return side(chance + distance) + side(chance - distance)
+
+
+def unlikely_under(counts, exact, level=1e-6):
+    """Whether the counts (segmentation -> times drawn) are less likely than ``level`` under ``exact``: an outcome it
+    cannot give, or one count further from its mean than a chance of ``level`` shared among the outcomes allows
+    (so a sample of ``exact`` itself is called unlikely with a chance below ``level``)."""
+    total = sum(counts.values())
+    if set(counts) - set(exact):
+        return True
+    return any(chance_as_far(counts.get(key, 0), total, float(chance)) < level / len(exact)
+               for key, chance in exact.items())
+
+
+class RuleTests(unittest.TestCase):
+    """Each rule by name gives exactly the distribution of its source, restated."""
+
+    def test_each_rule_gives_exactly_its_sources_distribution(self):
+        cases = [(NAMED, "nanas"), (NAMED, "unrel"), (REPEATS, "aabba")]
+        longer = [(REPEATS, "abbaab")] + [(NAMED, word) for word in ("banana", "missis", "mississippi", "unrelated")]
+        checked = 0
+        for rule in DROPOUT_RULES:  # (subword-nmt's draws every pair at every step: too many ways for long words)
+            for tokenizer, word in cases + (longer if rule != "subword-nmt" else []):
+                for p in (Fraction(1, 4), Fraction(1, 2)):
+                    with self.subTest(rule=rule, word=word, p=p):
+                        expected = dropout_rules.distribution(rule, tuple(word), tokenizer.merge_rank, p)
+                        self.assertEqual(lab_distribution(tokenizer, word, p, rule), expected)
+                        self.assertEqual(sum(expected.values()), 1)
+                        checked += len(expected)
+        self.assertGreater(checked, 150)
+
+    def test_the_queued_rules_draw_for_draw_on_long_chunks(self):
+        rng = random.Random(4)
+        for trial in range(150):
+            tokenizer, chunks, p = random_case(rng)
+            rule, stream = rng.choice(["reference", "huggingface"]), rng.randint(0, 2 ** 40)
+            theirs, ours = random.Random(stream), Dropout(p, stream, rule)
+            for chunk in chunks:
+                found = ours.encode_chunk([tokenizer.ids[char] for char in chunk], merged_ids(tokenizer))
+                expected = dropout_rules.RULES[rule](tuple(chunk), tokenizer.merge_rank, lambda: theirs.random() < p)
+                self.assertEqual(tuple(tokenizer.vocab[token_id] for token_id in found), expected, (rule, p, chunk))
+            self.assertEqual(ours.random.random(), theirs.random())  # the same number of draws were made
+
+    def test_where_the_rules_part(self):
+        p = Fraction(1, 4)
+        named = {word: {rule: dropout_rules.distribution(rule, tuple(word), NAMED.merge_rank, p)
+                        for rule in DROPOUT_RULES} for word in ("banana", "mississippi", "unrelated")}
+        # subword-nmt merges every kept place of a pair at once, the reference one place: they part where pairs repeat
+        self.assertGreater(total_variation(named["mississippi"]["subword-nmt"], named["mississippi"]["reference"]), 0.1)
+        self.assertGreater(total_variation(named["banana"]["subword-nmt"], named["banana"]["reference"]), 0.05)
+        self.assertEqual(named["unrelated"]["subword-nmt"], named["unrelated"]["reference"])
+        rng = random.Random(8)
+        for _ in range(40):  # and only there: with no pair repeated, each merge is the first kept place in rank order
+            letters = rng.sample("abcdefghij", 8)
+            word = "".join(letters[:rng.randint(3, 8)])
+            self.assertEqual(dropout_rules.distribution("subword-nmt", tuple(word), NAMED.merge_rank, p),
+                             dropout_rules.distribution("reference", tuple(word), NAMED.merge_rank, p))
+        # Hugging Face's spends draws on used-up places and brings the left-out ones back after them
+        repeats = {rule: dropout_rules.distribution(rule, tuple("abbaab"), REPEATS.merge_rank, Fraction(1, 2))
+                   for rule in DROPOUT_RULES}
+        self.assertGreater(total_variation(repeats["huggingface"], repeats["reference"]), 0.15)
+        self.assertGreater(total_variation(repeats["huggingface"], repeats["subword-nmt"]), 0.15)
+
+    @require_module("tokenizers")
+    def test_hugging_face_samples_its_rule(self):
+        """Fails only when tokenizers' samples are less likely than one in a million under the restated rule."""
+        from tokenizers import Tokenizer as HuggingFaceTokenizer, models
+
+        for tokenizer, word in ((REPEATS, "abbaab"), (NAMED, "mississippi"), (NAMED, "unrelated")):
+            vocab = {token: token_id for token_id, token in enumerate(tokenizer.vocab)}
+            theirs = HuggingFaceTokenizer(models.BPE(vocab=vocab, merges=tokenizer.merges, dropout=0.5,
+                                                     unk_token=bpe_unk(tokenizer)))
+            counts = Counter(tuple(encoding.tokens) for encoding in theirs.encode_batch([word] * 10000))
+            exact = {rule: dropout_rules.distribution(rule, tuple(word), tokenizer.merge_rank, Fraction(1, 2))
+                     for rule in DROPOUT_RULES}
+            with self.subTest(word=word):
+                self.assertFalse(unlikely_under(counts, exact["huggingface"]), counts)
+                if word == "abbaab":  # the test can tell the rules apart
+                    self.assertTrue(unlikely_under(counts, exact["reference"]))
+                    self.assertTrue(unlikely_under(counts, exact["subword-nmt"]))
+
+    def test_the_bound_is_a_bound(self):
+        # Exact binomial tails, summed, never exceed Chernoff's bound.
+        for total, chance in ((40, 0.3), (100, 0.05), (25, 0.5)):
+            pmf = [math.comb(total, k) * chance ** k * (1 - chance) ** (total - k) for k in range(total + 1)]
+            for count in range(total + 1):
+                far = abs(count - total * chance)
+                exact = sum(mass for k, mass in enumerate(pmf) if abs(k - total * chance) >= far - 1e-9)
+                self.assertLessEqual(exact, chance_as_far(count, total, chance) + 1e-12, (total, chance, count))
+
+
+def bpe_unk(tokenizer):
+    return tokenizer.vocab[0]
 
 
 class PropertyTests(unittest.TestCase):
