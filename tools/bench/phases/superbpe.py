@@ -1,12 +1,13 @@
 """SuperBPE against plain BPE on the prose corpus: tokens per byte, training, encoding, the chunk cache.
 
-At each of two vocabulary sizes, plain BPE with GPT-4o's pattern
-(SuperBPE's stage 1) and SuperBPE at several transitions `t` (a fraction of
-the merges) are trained on the prose corpus once (timed, one run) and
-encode the corpus they were trained on: the tokens per byte each gives, its
-encode speed and the chunk cache's hit rate. Plain BPE and the latest `t`
-are encoded in every run, with Hugging Face given the same
-`save_huggingface()` export; the others once.
+At each of two vocabulary sizes, plain BPE with SuperBPE's stage-1 pattern
+(`superbpe-words`) and SuperBPE as its official code trains it, inheriting
+a share of the merges (`superbpe=t` inherits t - 1 of them: the official
+`head -n t` counts the file's header line), are trained on the prose corpus
+once (timed, one run) and encode the corpus they were trained on: the
+tokens per byte each gives, its encode speed and the chunk cache's hit
+rate. Plain BPE and the latest `t` are encoded in every run, with Hugging
+Face given the same `save_huggingface()` export; the others once.
 """
 
 import os
@@ -26,14 +27,16 @@ def run(plan):
     rows, ratios = [], []
     for size in sizes:
         merges = size - 256
-        kinds = [(None, "plain BPE (o200k)")] + [(round(fraction * merges), f"SuperBPE t = {round(fraction * merges):,} "
-                                                 f"({fraction:.0%} of the merges)") for fraction in fractions]
+        kinds = [(None, "plain BPE (superbpe-words)")] + [
+            (round(fraction * merges) + 1, f"SuperBPE t = {round(fraction * merges) + 1:,} ({fraction:.0%} of the merges "
+             "inherited)") for fraction in fractions]
         encoded = {}
         for number, (transition, kind) in enumerate(kinds):
             log(f"superbpe: vocab {size:,}, {kind}")
             path = os.path.join(plan.folder, f"superbpe-{size}-{transition}.json")
             spec = {"job": "train", "impl": "ours", "corpus": prose["path"], "vocab_size": size, "byte_level": True,
-                    "pattern": "o200k", "superbpe": transition, FIRST_RUN: {"save_to": path}}
+                    "pattern": "superbpe-words" if transition is None else None, "superbpe": transition,
+                    FIRST_RUN: {"save_to": path}}
             rows.append(Row(f"train {corpus_title(prose)} → vocab {size:,}, bytes, {kind} (1 run)", "ours",
                             plan.measure(spec, repeat=1), "wall"))
             if not rows[-1].measurement.runs:
@@ -76,6 +79,6 @@ def superbpe_ratios(corpus, size, encoded):
     ratios += [(f"encode throughput, vocab {size:,}, {kind} / plain BPE", format_ratio(speed_ratio(plain, row)))
                for transition, (kind, row) in encoded.items() if transition is not None]
     if superbpe:  # (the same at every t: the hits depend on the chunks alone)
-        ratios.append((f"chunk cache hit rate encoding {corpus_title(corpus)}, plain BPE (o200k's chunks) / SuperBPE "
-                       "(superbpe's)", f"{hit_rate(plain)} / {hit_rate(superbpe[0])}"))
+        ratios.append((f"chunk cache hit rate encoding {corpus_title(corpus)}, plain BPE (superbpe-words' "
+                       "chunks) / SuperBPE (superbpe's)", f"{hit_rate(plain)} / {hit_rate(superbpe[0])}"))
     return ratios
