@@ -9,9 +9,12 @@ up, each with the definition it equals:
     engine     the fast trainer and chunk encoder: ``reference_train``, ``reference_encode``
     ranked     Hugging Face's rule, lowest rank then leftmost, one occurrence at a time (its own definition,
                ``reference_encode_leftmost``, which equals ``reference_encode`` on lab-ordered merges)
-    dropout    BPE-dropout's encoder: ``reference_encode(..., dropout=p)``
-    training   the options of a run, checked once, and chunk counts: the input of ``reference_train``
-    superbpe   SuperBPE's two stages: ``reference_superbpe``
+    dropout    BPE-dropout's three rules: subword-nmt's, ``reference_encode(..., dropout=p)``; the paper's
+               code's and Hugging Face's, each its source's own (restated in the tests)
+    training   the options of a run, checked once (SuperBPE's among them), and chunk counts, whole or line by
+               line: the input of ``reference_train``
+    superbpe   SuperBPE's two stages as its official code trains them (the fork's trainer restated in the
+               tests); with the choices of before, ``reference_superbpe``
     learning   the step every trainer shares: counts in, merges learned, a ``Tokenizer`` out (no definition)
     lab_model  the lab's kind of model, encoding as ``reference_encode`` does; the interface every model has
 """
