@@ -42,7 +42,6 @@ length. The queued rules draw once per place tried, and keep the places in a
 heap (time n log n in a chunk's length, plus the draws).
 """
 
-import heapq
 import math
 import random
 from itertools import chain, compress, repeat
@@ -50,6 +49,7 @@ from typing import Iterable, Mapping, Sequence
 
 from bpelab.checks import check_choice
 from bpelab.merges.engine import FEW, NO_MERGE, merge_at
+from bpelab.merges.ranked import merge_queued_places
 from bpelab.messages import shown
 
 DROPOUT_RULES = ("subword-nmt", "reference", "huggingface")
@@ -153,46 +153,10 @@ class Dropout:
 
     def encode_queued(self, ids: Sequence[int], merged_id: Mapping[tuple[int, int], int]) -> list[int]:
         """The paper's reference rule, or Hugging Face's: the places where a merge applies, queued by (merged ID,
-        place), tried one at a time, each left out when its draw is below ``p``.
-
-        Places are the positions of left tokens in the starting list, which
-        merging never renumbers (``after`` links each live token to the next),
-        so the queue's order is the sources' order of rank, then position. A
-        queued place is used up when its token was merged into the one on its
-        left, it has no right neighbour any more, or its pair changed. The
-        reference passes over a used-up place before drawing; Hugging Face
-        draws first, and puts the places left out back before it looks.
-        """
-        draw, p, check_first = self.random.random, self.p, self.rule == "reference"
-        ids, end = list(ids), len(ids)
-        after = list(range(1, end + 1))
-        before = list(range(-1, end - 1))
-        queue = [(merged, at) for at, merged in enumerate(map(merged_id.get, zip(ids, ids[1:]))) if merged is not None]
-        heapq.heapify(queue)
-        left_out = []
-        while queue:
-            merged, at = entry = heapq.heappop(queue)
-            right = after[at]
-            live = ids[at] >= 0 and right < end and merged_id.get((ids[at], ids[right])) == merged
-            if check_first and not live:
-                continue
-            if draw() < p:
-                left_out.append(entry)
-                continue
-            for held in left_out:
-                heapq.heappush(queue, held)
-            left_out = []
-            if not live:
-                continue
-            ids[at], ids[right], after[at] = merged, -1, after[right]
-            if after[at] < end:
-                before[after[at]] = at
-            for start in (before[at], at):
-                if start >= 0 and after[start] < end:
-                    later = merged_id.get((ids[start], ids[after[start]]))
-                    if later is not None:
-                        heapq.heappush(queue, (later, start))
-        return [token_id for token_id in ids if token_id >= 0]
+        place), tried one at a time, each left out when its draw is below ``p`` (``ranked.merge_queued_places``,
+        Hugging Face's own queue; merged IDs grow with rank, so they order the queue as ranks do)."""
+        draw, p = self.random.random, self.p
+        return merge_queued_places(ids, merged_id, left_out=lambda: draw() < p, check_first=self.rule == "reference")
 
     def encode(self, chunk_ids: Iterable[Sequence[int]], merged_id: Mapping[tuple[int, int], int]) -> Iterable[int]:
         """The IDs of chunks in order (each given as its starting IDs), drawing from this one stream."""

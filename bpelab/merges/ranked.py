@@ -92,14 +92,27 @@ a list, where the smallest entry is the lowest rank and ``index`` finds its left
 
 
 def _merge_heap(ids, table, id_mask):
-    """The definition for a long chunk: a heap of (rank entry, position), the chunk as a doubly linked list.
+    """The definition for a long chunk: ``merge_queued_places`` with no dropout."""
+    return merge_queued_places(ids, table, id_mask)
+
+
+def merge_queued_places(ids, table, id_mask=-1, left_out=None, check_first=False):
+    """Merge a chunk one place at a time from a heap of (table entry, position), the chunk as a doubly linked list.
 
     Each adjacent pair that is a merge waits in the heap under its table
     entry and the position of its left token; the smallest comes out first,
     which is the lowest rank and, among equals, the leftmost. An entry whose
     pair is gone (a neighbour was merged first) is dropped when it comes
     out; each merge pushes the new pairs on either side, so the work is
-    O(n log n).
+    O(n log n). Positions are those of the starting list, which merging
+    never renumbers (``after`` links each live token to the next).
+
+    With ``left_out`` (a function drawing once: True to leave the place out),
+    BPE-dropout's queued rules (``merges.dropout``): a place left out is held
+    aside until a place is kept, then the held ones go back in the heap.
+    Hugging Face draws first and checks after (a gone pair also costs a
+    draw, and brings the held ones back when kept); with ``check_first``,
+    the paper's code passes over a gone pair without a draw.
     """
     ids = list(ids)
     end = len(ids)
@@ -107,10 +120,19 @@ def _merge_heap(ids, table, id_mask):
     before = list(range(-1, end - 1))
     heap = [(entry, at) for at, entry in enumerate(map(table.get, zip(ids, ids[1:]))) if entry is not None]
     heapq.heapify(heap)
+    held = []
     while heap:
-        entry, left = heapq.heappop(heap)
+        entry, left = place = heapq.heappop(heap)
         right = after[left]
-        if ids[left] < 0 or right >= end or table.get((ids[left], ids[right])) != entry:
+        live = ids[left] >= 0 and right < end and table.get((ids[left], ids[right])) == entry
+        if left_out is not None and (live or not check_first):
+            if left_out():
+                held.append(place)
+                continue
+            for place in held:
+                heapq.heappush(heap, place)
+            held = []
+        if not live:
             continue  # used up by an earlier merge
         ids[left], ids[right] = entry & id_mask, -1
         after[left] = after[right]
