@@ -115,6 +115,10 @@ NAMED = Tokenizer.train(corpus() + WORDS * 3, 300)
 REPEATS = Tokenizer(["a", "b"], [("a", "a"), ("b", "b"), ("a", "bb"), ("b", "aa"), ("abb", "bb"), ("a", "b")])
 """Merges under which "abbaab" leaves used-up places in the queue, where Hugging Face's rule parts from the others."""
 
+COMPETING = Tokenizer(sorted(set("unrelated")), [("e", "d"), ("l", "a"), ("r", "e"), ("u", "n"), ("a", "t"), ("e", "l")])
+"""Merges that compete for the letters of "unrelated" ("re" and "el" for its first "e", "la" and "at" for its "a"):
+no pair repeats, yet a merge leaves a used-up place in the queue, where Hugging Face's rule parts from the others."""
+
 
 class Scripted:
     """A random stream that gives the draws ``left_out()`` decides: 0 (below any p) or the largest ``random()``."""
@@ -175,7 +179,8 @@ class RuleTests(unittest.TestCase):
 
     def test_each_rule_gives_exactly_its_sources_distribution(self):
         cases = [(NAMED, "nanas"), (NAMED, "unrel"), (REPEATS, "aabba")]
-        longer = [(REPEATS, "abbaab")] + [(NAMED, word) for word in ("banana", "missis", "mississippi", "unrelated")]
+        longer = [(REPEATS, "abbaab"), (COMPETING, "unrelated")] + [
+            (NAMED, word) for word in ("banana", "missis", "mississippi", "unrelated")]
         checked = 0
         for rule in DROPOUT_RULES:  # (subword-nmt's draws every pair at every step: too many ways for long words)
             for tokenizer, word in cases + (longer if rule != "subword-nmt" else []):
@@ -218,13 +223,19 @@ class RuleTests(unittest.TestCase):
                    for rule in DROPOUT_RULES}
         self.assertGreater(total_variation(repeats["huggingface"], repeats["reference"]), 0.15)
         self.assertGreater(total_variation(repeats["huggingface"], repeats["subword-nmt"]), 0.15)
+        # even where no pair repeats, when merges compete for a token: subword-nmt's and the reference's are one there
+        competing = {rule: dropout_rules.distribution(rule, tuple("unrelated"), COMPETING.merge_rank, p)
+                     for rule in DROPOUT_RULES}
+        self.assertEqual(competing["subword-nmt"], competing["reference"])
+        self.assertGreater(total_variation(competing["huggingface"], competing["reference"]), 0.2)
 
     @require_module("tokenizers")
     def test_hugging_face_samples_its_rule(self):
         """Fails only when tokenizers' samples are less likely than one in a million under the restated rule."""
         from tokenizers import Tokenizer as HuggingFaceTokenizer, models
 
-        for tokenizer, word in ((REPEATS, "abbaab"), (NAMED, "mississippi"), (NAMED, "unrelated")):
+        for tokenizer, word in ((REPEATS, "abbaab"), (COMPETING, "unrelated"), (NAMED, "mississippi"),
+                                (NAMED, "unrelated")):
             vocab = {token: token_id for token_id, token in enumerate(tokenizer.vocab)}
             theirs = HuggingFaceTokenizer(models.BPE(vocab=vocab, merges=tokenizer.merges, dropout=0.5,
                                                      unk_token=bpe_unk(tokenizer)))
@@ -233,7 +244,7 @@ class RuleTests(unittest.TestCase):
                      for rule in DROPOUT_RULES}
             with self.subTest(word=word):
                 self.assertFalse(unlikely_under(counts, exact["huggingface"]), counts)
-                if word == "abbaab":  # the test can tell the rules apart
+                if tokenizer in (REPEATS, COMPETING):  # the test can tell the rules apart
                     self.assertTrue(unlikely_under(counts, exact["reference"]))
                     self.assertTrue(unlikely_under(counts, exact["subword-nmt"]))
 
@@ -299,6 +310,29 @@ class PropertyTests(unittest.TestCase):
         self.assertNotEqual(batch[0], batch[3])
         self.assertEqual(BYTES.encode_batch(texts, dropout=0.3, seed=40, workers=2), batch)
 
+    def test_each_rule_is_taken_by_encode_encode_batch_and_show(self):
+        text = TEXT[:400] + " banana mississippi"
+        for tokenizer in (LAB, BYTES, SPANS):
+            merged = merged_ids(tokenizer)
+            chunk_ids = [[tokenizer.ids[token] for token in tokenizer.start_tokens(chunk)]
+                         for chunk in tokenizer.chunks(text)]
+            for rule in DROPOUT_RULES:
+                with self.subTest(rule=rule):
+                    expected = list(Dropout(0.3, 11, rule).encode(chunk_ids, merged))  # one stream, chunk by chunk
+                    self.assertEqual(tokenizer.encode(text, dropout=0.3, seed=11, dropout_rule=rule), expected)
+                    self.assertEqual(tokenizer.encode_batch([text, text], dropout=0.3, seed=11, dropout_rule=rule),
+                                     [expected, tokenizer.encode(text, dropout=0.3, seed=12, dropout_rule=rule)])
+        by_rule = {rule: LAB.encode(text, dropout=0.3, seed=11, dropout_rule=rule) for rule in DROPOUT_RULES}
+        self.assertEqual(by_rule["subword-nmt"], LAB.encode(text, dropout=0.3, seed=11))  # the default
+        self.assertEqual(len(set(map(tuple, by_rule.values()))), 3)  # the same stream, drawn three ways
+        path = os.path.join(ROOT, "tokenizer.json")
+        status, output = run_command(["show", "-t", path, "--dropout", "0.3", "--seed", "11", "--dropout-rule",
+                                      "reference", text])
+        self.assertEqual(status, 0, output)
+        tokens = len(by_rule["reference"])
+        self.assertTrue(output.endswith(f", {tokens:,} tokens, {len(text) / tokens:.3f} characters per token, "
+                                        "dropout 0.3 (seed 11, rule reference)\n"), output)
+
     def test_bad_arguments_are_refused_by_name(self):
         for bad in ("0.1", True, None, [0.1]):
             with self.assertRaisesRegex(TypeError, "dropout must be a float from 0 to 1"):
@@ -313,6 +347,12 @@ class PropertyTests(unittest.TestCase):
                 LAB.encode("abc", dropout=0.1, seed=bad)
         with self.assertRaisesRegex(ValueError, "needs a seed"):
             LAB.encode_batch(["abc"] * 3, dropout=0.1, workers=2)
+        for bad in ("hf", "subword_nmt", None):
+            with self.assertRaisesRegex(ValueError, "dropout_rule must be 'subword-nmt' or 'reference' or "
+                                                    "'huggingface', not"):
+                LAB.encode("abc", dropout=0.1, seed=1, dropout_rule=bad)
+            with self.assertRaisesRegex(ValueError, "dropout_rule must be"):
+                LAB.encode_batch(["abc"] * 3, dropout=0.1, seed=1, dropout_rule=bad, workers=2)
 
 
 class CommandLineTests(unittest.TestCase):
