@@ -118,19 +118,20 @@ def merge_queued_places(ids, table, id_mask=-1, left_out=None, check_first=False
     end = len(ids)
     after = list(range(1, end + 1))
     before = list(range(-1, end - 1))
-    heap = [(entry, at) for at, entry in enumerate(map(table.get, zip(ids, ids[1:]))) if entry is not None]
+    get, pop, push = table.get, heapq.heappop, heapq.heappush  # (local names: this loop is encoding's hot path)
+    heap = [(entry, at) for at, entry in enumerate(map(get, zip(ids, ids[1:]))) if entry is not None]
     heapq.heapify(heap)
     held = []
     while heap:
-        entry, left = place = heapq.heappop(heap)
+        entry, left = place = pop(heap)
         right = after[left]
-        live = ids[left] >= 0 and right < end and table.get((ids[left], ids[right])) == entry
+        live = ids[left] >= 0 and right < end and get((ids[left], ids[right])) == entry
         if left_out is not None and (live or not check_first):
             if left_out():
                 held.append(place)
                 continue
             for place in held:
-                heapq.heappush(heap, place)
+                push(heap, place)
             held = []
         if not live:
             continue  # used up by an earlier merge
@@ -140,7 +141,7 @@ def merge_queued_places(ids, table, id_mask=-1, left_out=None, check_first=False
             before[after[left]] = left
         for start in (before[left], left):
             if start >= 0 and after[start] < end:
-                later = table.get((ids[start], ids[after[start]]))
+                later = get((ids[start], ids[after[start]]))
                 if later is not None:
-                    heapq.heappush(heap, (later, start))
+                    push(heap, (later, start))
     return [token_id for token_id in ids if token_id >= 0]
