@@ -9,7 +9,8 @@ transition counts the ways between two states. It reads the pattern as
 ``bpelab.imported.chunk_regex`` writes it and ``re`` runs it: a round of a
 repeat only after one that took text, ``C*+`` as ``C*(?!C)``, ``(?>X)`` as
 a look-ahead never backtracked into (the text it took read in one way),
-anchors as look-aheads. A look-ahead's body is an automaton of its own,
+anchors as look-aheads, a look-behind at one character as a test that lets
+every way on. A look-ahead's body is an automaton of its own,
 refused where it is built by the ``check`` it is given
 (``bpelab.imported.matching_time``'s, which the bound needs).
 
@@ -61,9 +62,9 @@ def meet(first, second):
 
 class Node:
     """A node of the pattern's graph as ``re`` runs it: a ``char`` (then ``next``), a ``split`` (each of ``next``
-    in turn), a ``test`` (a look-ahead or ``\\z``: only a next character in ``filter``, None for any, at the cost of
-    ``look``), the ``end`` of a round at depth ``level`` (on to ``more`` after a round that took text, else past
-    the repeat to ``next``: ``re``'s rule for empty rounds), or the ``final`` one."""
+    in turn), a ``test`` (a look-ahead, a look-behind or ``\\z``: only a next character in ``filter``, None for any,
+    at the cost of ``look``), the ``end`` of a round at depth ``level`` (on to ``more`` after a round that took
+    text, else past the repeat to ``next``: ``re``'s rule for empty rounds), or the ``final`` one."""
 
     __slots__ = ("kind", "next", "ranges", "source", "level", "loops", "unsure", "filter", "look", "more")
 
@@ -141,6 +142,8 @@ class Automaton:
                 return Node("test", after, filter=())  # no character may follow
             look = Look(ANCHORS[tree[1]], False, self.positions, self.place(tree), self.check)
             return Node("test", after, filter=look.filter, look=look)
+        if kind == "behind":  # one character before this place, tested once: no text read, and no way is barred
+            return Node("test", after)  # (read as letting every way on: more ways, never fewer, than re has)
         if kind == "atomic":
             return self.atomic(tree, after, level, loops, unsure)
         return self.repeat(tree, after, level, loops, unsure)

@@ -22,6 +22,13 @@ from bpelab.imported.pipeline import BEHAVIORS, GPT2_REGEX, step_cutter
 from bpelab.text.patterns import PATTERNS, pattern_source
 from tests.clients import require_module
 
+UNREAD_BUILT_IN = ("superbpe-paper-words", "superbpe-paper")
+"""Built-in patterns the matching-time rule (test_matching_time.py) cannot yet show quadratic: the paper's SuperBPE
+digit groups, linear in re on a run of digits (docs/variants.md; tests/merges/test_superbpe.py holds them to
+tokenizers), whose one-character look-behind the rule reads as letting every way on. A file naming them is read by
+name, not as a foreign regex."""
+
+
 LLAMA3 = ("(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*"
           "|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+")
 MODEL_REGEXES = {
@@ -111,7 +118,7 @@ class RefusalTests(unittest.TestCase):
 
     CASES = [
         ("\\w+", "the word class \\w", 0), ("a\\b", "the word boundary \\b", 1), ("\\h", "hex-digit", 0),
-        ("(?<=ab)c", "a look-behind at more than one character", 0), ("(?<!a|b)c", "a look-behind at more", 0),
+        ("(?<=ab)c", "a look-behind at more than one character", 0), ("(?<!a|bc)d", "a look-behind at more", 0),
         ("(?<=a)*", "a quantifier on a look-ahead, look-behind", 0), ("(?<n>a)", "a named group", 0), ("(?#x)", "a comment", 0),
         ("a{1,2}+", "a quantifier '+' after an interval", 6), ("a{2}?", "a quantifier '?' after an interval", 4),
         ("a*?", "a lazy quantifier", 2), ("a**", "a nested quantifier", 2), ("(?i)a", "the option group '(?i)'", 0),
@@ -153,7 +160,8 @@ class HuggingFaceTests(unittest.TestCase):
 
     def test_every_pattern_of_the_files_and_of_the_lab_on_random_text(self):
         rng = random.Random(18)
-        regexes = dict(MODEL_REGEXES, **{f"the lab's {name}": pattern_source(name, "oniguruma") for name in PATTERNS})
+        regexes = dict(MODEL_REGEXES, **{f"the lab's {name}": pattern_source(name, "oniguruma") for name in PATTERNS
+                                         if name not in UNREAD_BUILT_IN})  # (test_superbpe holds those to tokenizers)
         differing = 0
         for name, regex in regexes.items():
             theirs, ours = self.split(regex), translate(regex).chunks

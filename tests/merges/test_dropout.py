@@ -115,7 +115,8 @@ NAMED = Tokenizer.train(corpus() + WORDS * 3, 300)
 REPEATS = Tokenizer(["a", "b"], [("a", "a"), ("b", "b"), ("a", "bb"), ("b", "aa"), ("abb", "bb"), ("a", "b")])
 """Merges under which "abbaab" leaves used-up places in the queue, where Hugging Face's rule parts from the others."""
 
-COMPETING = Tokenizer(sorted(set("unrelated")), [("e", "d"), ("l", "a"), ("r", "e"), ("u", "n"), ("a", "t"), ("e", "l")])
+COMPETING = Tokenizer(sorted(set("unrelated")),
+                      [("e", "d"), ("l", "a"), ("r", "e"), ("u", "n"), ("a", "t"), ("e", "l")])
 """Merges that compete for the letters of "unrelated" ("re" and "el" for its first "e", "la" and "at" for its "a"):
 no pair repeats, yet a merge leaves a used-up place in the queue, where Hugging Face's rule parts from the others."""
 

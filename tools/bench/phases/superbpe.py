@@ -28,8 +28,9 @@ def run(plan):
     for size in sizes:
         merges = size - 256
         kinds = [(None, "plain BPE (superbpe-words)")] + [
-            (round(fraction * merges) + 1, f"SuperBPE t = {round(fraction * merges) + 1:,} ({fraction:.0%} of the merges "
-             "inherited)") for fraction in fractions]
+            (round(fraction * merges) + 1,
+             f"SuperBPE t = {round(fraction * merges) + 1:,} ({fraction:.0%} of the merges inherited)")
+            for fraction in fractions]
         encoded = {}
         for number, (transition, kind) in enumerate(kinds):
             log(f"superbpe: vocab {size:,}, {kind}")
