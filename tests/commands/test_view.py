@@ -32,7 +32,7 @@ from bpelab.commands import cli, drawing, view
 from bpelab.text import readable
 from make_corpus import corpus
 from tests.clients import official_tokenizer, skip_or_fail
-from tests.commands.test_widget import BROWSER_ARGS, CHROMIUM, DESKTOP, PHONE
+from tests.commands.test_widget import CHROMIUM, DESKTOP, PHONE, open_browser
 from tests import ROOT
 
 try:
@@ -344,17 +344,11 @@ class PageTests(unittest.TestCase):
         cls.o200k = official_tokenizer("o200k")
         cls.tokenizers = {"o200k": cls.o200k, "tokenizer.json": LAB, "story <&> bytes": STORY}
         cls.served = Server(cls.tokenizers)
-        cls.playwright = sync_playwright().start()
         try:
-            cls.browser = cls.playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=BROWSER_ARGS)
+            cls.playwright, cls.browser, cls.page, cls.errors = open_browser()
         except BaseException:
-            cls.playwright.stop()
             cls.served.stop()
             raise
-        cls.page = cls.browser.new_page(viewport=DESKTOP)
-        cls.errors = []
-        cls.page.on("pageerror", lambda error: cls.errors.append(str(error)))
-        cls.page.on("console", lambda message: message.type == "error" and cls.errors.append(message.text))
 
     @classmethod
     def tearDownClass(cls):

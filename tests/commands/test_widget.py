@@ -46,18 +46,30 @@ def setUpModule():
     if CHROMIUM is None:
         skip_or_fail("no Chromium found (looked for 'chromium' on the PATH and /usr/bin/chromium)")
     folder = tempfile.TemporaryDirectory(prefix="bpe-widget-test-")
+    try:
+        playwright, browser, page, errors = open_browser(console=False)
+    except BaseException:
+        folder.cleanup()
+        raise
+    _browser.update(folder=folder, playwright=playwright, browser=browser, page=page, errors=errors,
+                    url=write_page(folder.name, "widget.html", widget.page()))
+
+
+def open_browser(console=True):
+    """Chromium, started by Playwright, with one desktop-sized page: ``(playwright, browser, page, errors)``, where
+    the page's errors (and, with ``console``, its console's) are collected."""
     playwright = sync_playwright().start()
     try:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=BROWSER_ARGS)
     except BaseException:
         playwright.stop()
-        folder.cleanup()
         raise
     page = browser.new_page(viewport=DESKTOP)
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    _browser.update(folder=folder, playwright=playwright, browser=browser, page=page, errors=errors,
-                    url=write_page(folder.name, "widget.html", widget.page()))
+    if console:
+        page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    return playwright, browser, page, errors
 
 
 def tearDownModule():
