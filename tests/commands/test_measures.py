@@ -40,7 +40,7 @@ except ImportError:
 def by_definition(tokenizer, text, english):
     """Every measure of ``text`` with ``tokenizer`` as docs/languages.md defines it, written out plainly."""
     ids = tokenizer.encode(text, disallowed_special=())
-    unk = 0 if not tokenizer.byte_level and tokenizer.pipeline is None else None
+    unk = tokenizer.describe()["unknown_id"]
     unknown = sum(1 for token_id in ids if token_id == unk)
     kept = tokenizer.decode([token_id for token_id in ids if token_id != unk])
     lost = len(text) - len(kept) if unknown else 0
@@ -54,7 +54,7 @@ def by_definition(tokenizer, text, english):
 def parts_of_characters(tokenizer, ids):
     """Tokens within whose bytes no character lies whole: the characters found on the decoded bytes, each token
     given the byte span it covers."""
-    if not tokenizer.byte_level and tokenizer.pipeline is None:
+    if not tokenizer.describe()["decodes_bytes"]:
         return None
     pieces = [tokenizer.token_bytes(token_id) for token_id in ids]
     data = b"".join(pieces)
