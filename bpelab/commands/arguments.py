@@ -162,7 +162,7 @@ def build_parser(commands):
     several.add_argument("-t", "--tokenizer", action="append", required=True, metavar="TOK",
                          help=TOKENIZER_HELP + "; repeatable, one per tokenizer")
     compare = add("compare", "encode texts with several tokenizers side by side, or what each language costs them "
-                  "(the lab's 14, the UDHR's 500 or FLORES's 200)", [several, special])
+                  "(the lab's 14, the UDHR's 521 declarations, FLORES's 200)", [several, special])
     compare.add_argument("texts", nargs="*", metavar="TEXT",
                          help="texts (not file names), each compared; - or nothing reads one from standard input")
     compare.add_argument("--file", metavar="PATH", help="read the text from this UTF-8 file instead")

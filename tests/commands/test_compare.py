@@ -124,6 +124,16 @@ class LanguageCosts(unittest.TestCase):
             self.assertAlmostEqual(float(bar.get("data-parity")), cost["parity"], places=4)
         scale = {round(float(bar.get("width")) / float(bar.get("data-parity")), 1) for bar in bars}
         self.assertEqual(len(scale), 1, "every bar is as long as its parity, on one scale")
+        pale = [element for element in root.iter(SVG + "rect") if element.get("class") == "unknown"]
+        codes, labels = [language["code"] for language in compare.languages()], ["lab", "bytes <&>\""]
+        lost = sorted((cost for cost in self.costs if cost["unknown"]),
+                      key=lambda cost: (codes.index(cost["code"]), labels.index(cost["tokenizer"])))
+        self.assertEqual(len(pale), len(lost), "each bar with <unk> tokens shows them")
+        self.assertTrue(lost, "the lab's tokenizer lacks some characters")
+        for element, cost in zip(pale, lost):
+            self.assertAlmostEqual(float(element.get("data-unknown-share")), cost["unknown"] / (
+                cost["tokens_per_sentence"] * len(compare.languages()[0]["sentences"])), places=4)
+            self.assertIn(f"{cost['unknown_share']:.0%} &lt;unk&gt;", svg)
 
 
 class TheCommand(unittest.TestCase):
