@@ -11,7 +11,8 @@ then holds it to the definitions:
   ``by_definition``, one encode per text and tokenizer), and its Rényi
   efficiency to ``tokenization-scorer``'s where that is installed;
 - every chart (one per measure) and the map to the table: each mark's value
-  is its row's, in full, and the lessons' 14 languages are labelled;
+  is its row's, in full, and the lessons' 14 languages are labelled; the
+  premium chart and a map opened in Chromium: no error, no label over another;
 - docs/udhr-premium.svg and docs/udhr-map.svg to a fresh drawing, byte for
   byte (docs/languages.md gives the command that writes them).
 
@@ -110,6 +111,38 @@ def check_picture(svg, rows, measure, problems, what):
     return len(marks)
 
 
+def in_chromium(chart, world, rows, problems):
+    """The chart and the map opened in Chromium (as tests/commands/test_cost_charts.py opens its own): no error, no
+    label over another, every dot's value its row's."""
+    import tempfile
+
+    from tests.commands.test_cost_charts import READ_MARKS
+    from tests.commands.test_widget import open_browser
+
+    playwright, browser, page, errors = open_browser()
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            for name, svg in (("chart.svg", chart), ("map.svg", world)):
+                path = os.path.join(folder, name)
+                write_text_atomic(path, svg)
+                page.goto("file://" + path)
+                found = page.evaluate(READ_MARKS)
+                boxes = sorted(found["boxes"], key=lambda box: box[2])
+                for upper, lower in zip(boxes, boxes[1:]):
+                    if upper[2] + upper[4] > lower[2] + 0.01:
+                        problems.append(f"{name}: the label of {upper[0]} overlaps {lower[0]}'s")
+                table = {(row["code"], row["tokenizer"]): row["premium"] for row in rows}
+                for code, tokenizer, value, _, _ in found["dots"]:
+                    if value != table[code, tokenizer or "o200k"]:
+                        problems.append(f"{name}: {code}, {tokenizer} drawn at {value}")
+                if not found["dots"]:
+                    problems.append(f"{name}: nothing drawn")
+            problems.extend(f"Chromium: {error}" for error in errors)
+    finally:
+        browser.close()
+        playwright.stop()
+
+
 def ranking(rows, label, count=10):
     """The ``count`` most and least expensive valid premiums of one tokenizer, as ``code (×premium)``."""
     mine = sorted((row for row in rows if row["tokenizer"] == label and not row["invalid"]),
@@ -148,6 +181,9 @@ def main():
         marks += check_picture(cost_charts.premium_map(mine, land), mine, "premium", problems, f"{label}'s map")
         marks += check_picture(cost_charts.premium_map(mine), mine, "premium", problems, f"{label}'s strip")
     clock.step(f"{len(measures.MEASURES)} charts, 2 maps and 2 strips: {marks:,} marks, each its row's value")
+    in_chromium(cost_charts.dot_chart(rows), cost_charts.premium_map(
+        [row for row in rows if row["tokenizer"] == "o200k"], land), rows, problems)
+    clock.step("the premium chart and o200k's map in Chromium: rendered, no label over another, values the table's")
     shown = [dict(row, tokenizer=label) for label, name in DOCS.items() for row in rows if row["tokenizer"] == name]
     order = {row["code"]: number for number, row in enumerate(rows)}
     shown.sort(key=lambda row: (order[row["code"]], list(DOCS).index(row["tokenizer"])))
