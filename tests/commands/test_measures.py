@@ -39,12 +39,17 @@ except ImportError:
 
 def by_definition(tokenizer, text, english):
     """Every measure of ``text`` with ``tokenizer`` as docs/languages.md defines it, written out plainly."""
-    ids = tokenizer.encode(text, disallowed_special=())
+    return measures_of_ids(tokenizer, text, tokenizer.encode(text, disallowed_special=()),
+                           len(tokenizer.encode(english, disallowed_special=())))
+
+
+def measures_of_ids(tokenizer, text, ids, english_tokens):
+    """``by_definition`` once ``text`` is encoded as ``ids`` and English's text as ``english_tokens`` tokens."""
     unk = tokenizer.describe()["unknown_id"]
     unknown = sum(1 for token_id in ids if token_id == unk)
     kept = tokenizer.decode([token_id for token_id in ids if token_id != unk])
     lost = len(text) - len(kept) if unknown else 0
-    return {"tokens": len(ids), "premium": len(ids) / len(tokenizer.encode(english, disallowed_special=())),
+    return {"tokens": len(ids), "premium": len(ids) / english_tokens,
             "bytes_per_token": len(text.encode()) / len(ids), "chars_per_token": len(text) / len(ids),
             "unknown_tokens": unknown, "unknown_share": unknown / len(ids), "unknown_characters": lost,
             "unknown_character_share": lost / len(text), "invalid": lost / len(text) > 0.1,
