@@ -25,6 +25,7 @@ from bpelab.commands import compare, cost_charts, measures, parallel_texts
 from make_corpus import corpus
 from tests import ROOT
 from tests.clients import model_file, open_model, require_module
+from tests.commands.test_cli import pty, run_in_terminal
 from tests.commands.test_parallel_texts import write_flores, write_udhr
 from tests.in_process import run_here
 
@@ -275,6 +276,16 @@ class TheCommand(Fixture):
         costs.sort(key=lambda cost: -cost["parity"])
         self.assertEqual(result.stdout, measures.csv_table(costs, list(costs[0])))
         self.assertEqual([line.split(",")[1] for line in result.stdout.splitlines()[1:]], ["ta", "hi", "en"])
+
+    @unittest.skipIf(pty is None, "needs a pseudo-terminal")
+    def test_workers_and_the_progress_line_in_a_real_process(self):
+        output, status = run_in_terminal("compare", "--udhr", self.udhr, "-t", self.lab_file, "--languages",
+                                         "eng,hin", "--workers", "2", "--csv")
+        text = output.decode().replace("\r\n", "\n")
+        self.assertEqual(status, 0, text)
+        self.assertRegex(text, r"\r\x1b\[Kmeasuring: 2 of 2 texts and tokenizers, \d+\.\d s\r\x1b\[K")
+        rows = [row for row in self.complete_rows if row["tokenizer"] == self.lab_file and row["code"] in ("eng", "hin")]
+        self.assertTrue(text.endswith("\r\x1b[K" + measures.csv_table(rows)), text)
 
     def test_usage_and_input_errors(self):
         for arguments, status, message in (
