@@ -8,8 +8,10 @@ Llama 2 and Gemma 3 ($BPE_LAB_MODELS), builds the full table
 then holds it to the definitions:
 
 - every row to the measures written out plainly (tests/commands/test_measures.py's
-  ``by_definition``, one encode per text and tokenizer), and its Rényi
-  efficiency to ``tokenization-scorer``'s where that is installed;
+  ``measures_of_ids``, each text encoded once more, English once per
+  tokenizer), and its Rényi efficiency to ``tokenization-scorer``'s on those
+  IDs where that is installed (under ``CI=true`` on Python 3.11 and later it
+  must be);
 - every chart (one per measure) and the map to the table: each mark's value
   is its row's, in full, and the lessons' 14 languages are labelled; the
   premium chart and a map opened in Chromium: no error, no label over another;
