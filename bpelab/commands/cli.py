@@ -394,7 +394,7 @@ def compare_corpus(args):
     if args.output is not None:
         write_chart(args.output, cost_charts.dot_chart(rows, args.chart or "premium"), "chart")
     if args.map is not None:
-        first = [row for row in rows if row["tokenizer"] == args.tokenizer[0]]
+        first = [row for row in rows if row["tokenizer"] == next(iter(tokenizers))]
         write_chart(args.map, cost_charts.premium_map(first, land), "map")
 
 

@@ -277,6 +277,14 @@ class TheCommand(Fixture):
         self.assertEqual(result.stdout, measures.csv_table(costs, list(costs[0])))
         self.assertEqual([line.split(",")[1] for line in result.stdout.splitlines()[1:]], ["ta", "hi", "en"])
 
+    def test_a_file_name_the_locale_cannot_decode_labels_the_map(self):
+        latin_1 = os.fsdecode(b"caf\xe9.json")  # (as a listing gives it; run here as in the C locale)
+        BYTES.save(os.path.join(self.folder.name, latin_1))
+        result = self.run_bpe("--udhr", "udhr", "-t", latin_1, "--csv", "--map", "names.svg")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(self.folder.name, "names.svg"), encoding="utf-8") as stream:
+            self.assertIn("caf\\xe9.json: the premium", stream.read())
+
     @unittest.skipIf(pty is None, "needs a pseudo-terminal")
     def test_workers_and_the_progress_line_in_a_real_process(self):
         output, status = run_in_terminal("compare", "--udhr", self.udhr, "-t", self.lab_file, "--languages",
