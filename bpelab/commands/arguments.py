@@ -2,7 +2,8 @@
 
 ``bpelab.commands.cli`` holds what each command does (with ``bpe``'s public API);
 this module holds what each takes, as argparse parsers, and the types that
-check an argument before any work: a usage error is one line and exit
+check an argument before any work (and ``refuse_compare_clashes``, the options of
+``compare`` that do not go together): a usage error is one line and exit
 status 2, like the other errors of ``bpelab.commands.terminal``. The choices offered
 (patterns, tie rules) are those of ``bpe.PATTERNS`` and ``bpe.TIE_RULES``.
 """
@@ -12,7 +13,7 @@ import argparse
 from bpelab.commands import widget as widget_page
 from bpelab.commands.drawing import DEFAULT_TEXT
 from bpelab.commands.measures import MEASURES, SORT_KEYS
-from bpelab.commands.terminal import MAX_ID_DIGITS, PROGRAM
+from bpelab.commands.terminal import MAX_ID_DIGITS, PROGRAM, UsageError, check_output
 from bpelab.merges.dropout import DROPOUT_RULES
 from bpelab.merges.engine import TIE_RULES
 from bpelab.merges.training import SPLITS
@@ -208,3 +209,34 @@ def build_parser(commands):
     fetch.add_argument("--sha256", metavar="HEX", help="with a URL: the sha256 the file must have")
     fetch.add_argument("-o", "--output", metavar="FILE", help="with a URL: where to write the file")
     return parser
+
+
+LAB_SORT_KEYS = {"premium": "parity", "bytes_per_token": "bytes_per_token", "code": "code", "name": "language",
+                 "script": "script"}
+"""What ``--sort`` sorts the lab's sentences by: their table's own names for the same measures."""
+
+
+def refuse_compare_clashes(args, corpus):
+    """Refuse, before any work, options of ``compare`` that do not go together."""
+    table = corpus or args.languages is not None
+    for clash, advice in [
+            (args.udhr is not None and args.flores is not None, "give --udhr or --flores, not both"),
+            (table and (args.texts or args.file is not None), "--languages encodes the lab's own sentences (--udhr "
+             "and --flores their corpora): give no TEXT or --file"),
+            (not table and args.output is not None, "-o writes the chart of --languages; there is none without it"),
+            (not table and (args.sort or args.csv), "--sort and --csv are for the table of --languages, --udhr or "
+             "--flores"),
+            (args.incomplete and args.udhr is None, "--incomplete is for --udhr's declarations"),
+            (args.map is not None and args.udhr is None, "--map needs each language's position, which only --udhr's "
+             "index.js gives"),
+            (args.atlas is not None and args.map is None, "--atlas draws the land under --map: give --map too"),
+            (not corpus and args.chart is not None, "--chart chooses what -o draws of --udhr or --flores"),
+            (not corpus and args.workers > 1, "--workers shares the encoding of --udhr or --flores"),
+            (not corpus and args.sort is not None and args.sort not in LAB_SORT_KEYS,
+             f"the lab's sentences sort by {', '.join(LAB_SORT_KEYS)}; the other measures are --udhr's and --flores's"),
+            (args.map is not None and args.map == args.output, "-o and --map name the same file")]:
+        if clash:
+            raise UsageError(advice)
+    for path in (args.output, args.map):
+        if path is not None:
+            check_output(path)

@@ -19,7 +19,7 @@ from concurrent.futures import BrokenExecutor
 
 from bpe import UNK, SpecialTokenInText, Tokenizer, encode_chunk, read_file_bytes, reference_encode, write_text_atomic
 from bpelab.commands import compare as comparison, cost_charts, measures, parallel_texts, widget as widget_page
-from bpelab.commands.arguments import build_parser
+from bpelab.commands.arguments import LAB_SORT_KEYS, build_parser, refuse_compare_clashes
 from bpelab.commands.drawing import (base_kind, emitted_whole, first_merge_of, format_table, made_from,
                                      merges_one_at_a_time, pipeline_lines, render_colour, render_plain, unknown_id)
 from bpelab.commands.terminal import BROKEN_PIPE_STATUS, CommandError, OUT, PROGRAM, UsageError, argument_text, bytes_progress, check_output, describe, is_standard_input, on_terminal, parse_ids, read_stdin, read_text, stdin_stream, terminal_line
@@ -300,37 +300,6 @@ def command_compare(args):
         rows.append((f"{tokens:,}", per_token(size / tokens if tokens else None),
                      per_token(characters / tokens if tokens else None), label))
     OUT.write("\n" + format_table(rows, numbers=3))
-
-
-LAB_SORT_KEYS = {"premium": "parity", "bytes_per_token": "bytes_per_token", "code": "code", "name": "language",
-                 "script": "script"}
-"""What ``--sort`` sorts the lab's sentences by: their table's own names for the same measures."""
-
-
-def refuse_compare_clashes(args, corpus):
-    """Refuse, before any work, options of ``compare`` that do not go together."""
-    table = corpus or args.languages is not None
-    for clash, advice in [
-            (args.udhr is not None and args.flores is not None, "give --udhr or --flores, not both"),
-            (table and (args.texts or args.file is not None), "--languages encodes the lab's own sentences (--udhr "
-             "and --flores their corpora): give no TEXT or --file"),
-            (not table and args.output is not None, "-o writes the chart of --languages; there is none without it"),
-            (not table and (args.sort or args.csv), "--sort and --csv are for the table of --languages, --udhr or "
-             "--flores"),
-            (args.incomplete and args.udhr is None, "--incomplete is for --udhr's declarations"),
-            (args.map is not None and args.udhr is None, "--map needs each language's position, which only --udhr's "
-             "index.js gives"),
-            (args.atlas is not None and args.map is None, "--atlas draws the land under --map: give --map too"),
-            (not corpus and args.chart is not None, "--chart chooses what -o draws of --udhr or --flores"),
-            (not corpus and args.workers > 1, "--workers shares the encoding of --udhr or --flores"),
-            (not corpus and args.sort is not None and args.sort not in LAB_SORT_KEYS,
-             f"the lab's sentences sort by {', '.join(LAB_SORT_KEYS)}; the other measures are --udhr's and --flores's"),
-            (args.map is not None and args.map == args.output, "-o and --map name the same file")]:
-        if clash:
-            raise UsageError(advice)
-    for path in (args.output, args.map):
-        if path is not None:
-            check_output(path)
 
 
 def chosen_codes(args):
