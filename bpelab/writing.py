@@ -18,7 +18,7 @@ import signal
 import stat
 import tempfile
 import threading
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Iterator, Optional
 
 from bpelab.checks import check_path
 from bpelab.messages import named
@@ -68,14 +68,15 @@ def _mode_for(path):
 
 
 @contextlib.contextmanager
-def atomic_writer(path: PathLike, argument: str = "path") -> Iterator[BinaryIO]:
+def atomic_writer(path: PathLike, argument: str = "path", mode: Optional[int] = None) -> Iterator[BinaryIO]:
     """Open ``path`` for writing bytes so that it is replaced whole or not at all.
 
-    If anything fails (or the process is told to stop with SIGTERM or
+    The file gets ``mode``, if given, else the permissions of the file it
+    replaces (or a new file's). If anything fails (or the process is told to stop with SIGTERM or
     Ctrl-C), the temporary file is removed and the old file is untouched.
     Errors name ``path``, not the temporary file.
     """
-    with stopping_cleanly(), _staged(path, argument) as staged:
+    with stopping_cleanly(), _staged(path, argument, mode) as staged:
         yield staged.stream
         staged.commit()
 
@@ -108,7 +109,7 @@ class _Staged:
     ``flush`` and ``commit``.
     """
 
-    def __init__(self, path, argument):
+    def __init__(self, path, argument, mode=None):
         self.path, self.target = path, check_output_path(path, argument)
         try:
             handle, self.temporary = tempfile.mkstemp(dir=os.path.dirname(self.target), prefix=".tmp-",
@@ -118,7 +119,7 @@ class _Staged:
         self.file = os.fdopen(handle, "wb")
         self.stream = _Named(self.file, self)
         self.committed = False
-        os.chmod(self.temporary, _mode_for(self.target))
+        os.chmod(self.temporary, _mode_for(self.target) if mode is None else mode)
 
     def named(self, error):
         """``error`` as it would read if it had happened to the target (it may have no file name, or the temporary's)."""
@@ -171,9 +172,9 @@ class _Named:
 
 
 @contextlib.contextmanager
-def _staged(path, argument):
+def _staged(path, argument, mode=None):
     """A ``_Staged`` file, whose temporary file is removed however the writing ends, unless it was committed."""
-    staged = _Staged(path, argument)
+    staged = _Staged(path, argument, mode)
     try:
         yield staged
     finally:
