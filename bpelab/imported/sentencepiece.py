@@ -28,6 +28,7 @@ import re
 
 from bpelab.checks import decoded_values
 from bpelab.imported.vocabulary import GivenVocabulary
+from bpelab.merges.prepared import derived
 from bpelab.messages import shown
 
 SPACE_MARK = "\N{LOWER ONE EIGHTH BLOCK}"
@@ -60,8 +61,9 @@ class CharacterVocabulary(GivenVocabulary):
     """An imported character-level model's vocabulary, merges and pipeline, checked; it encodes and decodes with
     them (``vocabulary.GivenVocabulary``'s checks and interface, the character level's rules)."""
 
-    def find_base(self):
-        """Check the unknown token and note the IDs of the byte tokens (None for each missing one)."""
+    def find_base(self, merges=()):
+        """Check the unknown token and note the IDs of the byte tokens (None for each missing one), and find the safe
+        cuts (``merges`` may give them: see ``bpelab.merges.prepared``)."""
         model = self.pipeline.model
         self.unk_id = None if model["unk_token"] is None else self.ids.get(model["unk_token"])
         if model["unk_token"] is not None and self.unk_id is None:
@@ -70,14 +72,15 @@ class CharacterVocabulary(GivenVocabulary):
             raise ValueError("a character-level model without an unk_token drops every character its vocabulary "
                              "lacks (Hugging Face does so silently); unsupported: it would lose text")
         self.byte_ids = [self.ids.get(byte_token(byte)) if model["byte_fallback"] else None for byte in range(256)]
-        self.cuts = None if self.pipeline.ignore_merges else safe_cuts(self.ids)  # (ignore_merges: whole chunks)
+        cuts = None if self.pipeline.ignore_merges else derived(merges, "safe_cuts", lambda: safe_cuts_regex(self.ids))
+        self.cuts = None if cuts is None else re.compile(cuts)  # (ignore_merges: whole chunks)
 
     def base_tokens(self):
         """The tokens no merge makes: the one-character tokens and the byte tokens."""
         return [token for token in self.ordinary if token is not None and (
             len(token) == 1 or token.startswith("<0x") and token_byte(token) is not None)]
 
-    def prepare(self):
+    def prepare(self, merges=()):
         """Make what encoding and decoding use, as ``GivenVocabulary.prepare``: the pre-tokenizer is followed by the
         safe cuts, and each token's text for the decoder is kept (an added token's normalized, as Hugging Face
         decodes it)."""
@@ -85,7 +88,7 @@ class CharacterVocabulary(GivenVocabulary):
         for token in self.pipeline.added_tokens:
             if token.normalized:
                 self.texts[token.id] = self.pipeline.normalize(token.content)
-        super().prepare()
+        super().prepare(merges)
         pre_tokenizer, cuts = self.cut, self.cuts
         if cuts is not None:
             self.cut = lambda text: [piece for chunk in pre_tokenizer(text) for piece in cuts.split(chunk)]
@@ -195,9 +198,15 @@ def safe_cuts(ids):
     >>> safe_cuts({"▁": 0, "a": 1, "b": 2, "b▁": 3}).split("▁a▁▁ab▁a")
     ['▁a', '▁▁ab▁a']
     """
+    source = safe_cuts_regex(ids)
+    return None if source is None else re.compile(source)
+
+
+def safe_cuts_regex(ids):
+    """The regex of ``safe_cuts``, as text (None where ``▁`` is not a token)."""
     if SPACE_MARK not in ids:
         return None
-    return re.compile(f"(?<=[^{re.escape(''.join(sorted(before_space_mark(ids))))}])(?={SPACE_MARK})")
+    return f"(?<=[^{re.escape(''.join(sorted(before_space_mark(ids))))}])(?={SPACE_MARK})"
 
 
 def before_space_mark(ids):

@@ -30,6 +30,7 @@ from bpelab.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE, bytes_to_display
 from bpelab.checks import check_list, decoded_values
 from bpelab.imported.pipeline import Pipeline
 from bpelab.merges.engine import ChunkCache, MergeTable, encode_chunk
+from bpelab.merges.prepared import derived
 from bpelab.merges.ranked import encode_ranked, is_lab_ordered, rank_table
 from bpelab.messages import shown
 from bpelab.reading import collector_paused
@@ -60,36 +61,41 @@ class GivenVocabulary:
         pipeline.check_level(byte_level)
         self.ordinary = check_vocab(vocab)
         self.ids = token_ids(self.ordinary)
-        self.find_base()
+        self.find_base(merges)
         self.vocab = with_added_tokens(self.ordinary, self.ids, pipeline.added_tokens)
         check_template_ids(pipeline.post_processor, self.vocab)
         self.id_bits = max(len(self.vocab), 2).bit_length()
         with collector_paused():
-            self.table = merge_table(merges, self.ids, self.id_bits)
-        self.merges = [(left, right) for left, right in merges]
+            self.table = derived(merges, "table", lambda: merge_table(merges, self.ids, self.id_bits))
+            self.merges = derived(merges, "merges", lambda: [(left, right) for left, right in merges])
         self.special_tokens = {token.content: token.id for token in pipeline.added_tokens if token.special}
-        self.prepare()
+        self.prepare(merges)
 
-    def find_base(self):
-        """Check the base tokens and note their IDs: at the byte level, all 256 bytes."""
+    def find_base(self, merges=()):
+        """Check the base tokens and note their IDs: at the byte level, all 256 bytes (``merges`` may give what is
+        derived from the vocabulary: see ``bpelab.merges.prepared``)."""
         missing = [char for char in BYTE_TO_CHAR if char not in self.ids]
         if missing:
             raise ValueError(f"a byte-level vocab needs all 256 byte tokens; {shown(missing[0])} "
                              f"(byte {CHAR_TO_BYTE[missing[0]]}) is missing")
         self.byte_ids = [self.ids[char] for char in BYTE_TO_CHAR]
 
-    def prepare(self):
+    def prepare(self, merges=()):
         """Make what encoding and decoding use: the merge function, the pre-tokenizer, the added tokens' matcher,
-        the chunk cache (see ``engine.ChunkCache``) and each ID's bytes (``decoded``)."""
-        self.merge = merger(self.table, self.id_bits)
+        the chunk cache (see ``engine.ChunkCache``) and each ID's bytes (``decoded``); those derived from the
+        vocabulary and merges as ``merges`` gives them, if it is a filled ``bpelab.merges.prepared.PreparedMerges``."""
+        with collector_paused():
+            self.lab_ordered = derived(merges, "lab_ordered", lambda: is_lab_ordered(self.table, self.id_bits))
+            merged_id = derived(merges, "merged_id", lambda: lab_merge_table(self.table, self.id_bits)
+                                if self.lab_ordered else None)
+            self.alphabet = derived(merges, "alphabet", self.base_tokens)
+            self.decoded = derived(merges, "decoded", self.decoded_values)
+        self.merge = merger(self.table, self.id_bits, merged_id)
         self.whole = self.ids if self.pipeline.ignore_merges else {}
         self.byte_level, self.pattern = self.pipeline.byte_level, self.pipeline.pattern
         self.add_prefix_space = self.pipeline.add_prefix_space
-        self.alphabet = self.base_tokens()
         self.cut, self.matcher = self.pipeline.cutter(), self.pipeline.matcher()
         self.cache = ChunkCache(self.encode_chunk)
-        with collector_paused():
-            self.decoded = self.decoded_values()
 
     def base_tokens(self):
         """The tokens no merge makes: at the byte level the 256 bytes' display characters, in ID order."""
@@ -120,7 +126,7 @@ class GivenVocabulary:
         return {"base": self.base_words(), "unknown_id": self.unknown_id(), "decodes_bytes": self.decodes_bytes,
                 "ignore_merges": self.pipeline.ignore_merges,
                 "added_ids": frozenset(token.id for token in self.pipeline.added_tokens),
-                "one_merge_at_a_time": not is_lab_ordered(self.table, self.id_bits),
+                "one_merge_at_a_time": not self.lab_ordered,
                 "pipeline": self.pipeline_words(), "dropout": self.offers_dropout,
                 "skip_special_tokens": self.skips_special_tokens}
 
@@ -159,13 +165,18 @@ class GivenVocabulary:
                 else token.translate(to_latin_1).encode("latin-1") for token in vocab]
 
 
-def merger(table, id_bits):
-    """A function merging a chunk's IDs by a ``rank_table``, one at a time (the lab's engine where that is the same)."""
-    if is_lab_ordered(table, id_bits):
-        mask = (1 << id_bits) - 1
-        merged_id = MergeTable((pair, entry & mask) for pair, entry in table.items())
+def merger(table, id_bits, merged_id):
+    """A function merging a chunk's IDs by a ``rank_table``, one at a time; by the lab's engine with ``merged_id``
+    (``lab_merge_table``) where that is the same (``ranked.is_lab_ordered``), else None."""
+    if merged_id is not None:
         return lambda ids: encode_chunk(ids, merged_id)
     return lambda ids: encode_ranked(ids, table, id_bits)
+
+
+def lab_merge_table(table, id_bits):
+    """The lab engine's ``MergeTable`` of a ``rank_table`` whose merges are ordered as training orders them."""
+    mask = (1 << id_bits) - 1
+    return MergeTable((pair, entry & mask) for pair, entry in table.items())
 
 
 def token_bytes(token):
@@ -195,7 +206,8 @@ def check_vocab(vocab):
 
 def token_ids(vocab):
     """Each token of a checked vocab -> its ID; a token with two IDs is refused."""
-    ids = {token: token_id for token_id, token in enumerate(vocab) if token is not None}
+    ids = dict(zip(vocab, range(len(vocab))))  # (in C; a token listed twice keeps its last ID, and is refused)
+    ids.pop(None, None)
     if len(ids) != len(vocab) - vocab.count(None):
         token_id, token = next((i, t) for i, t in enumerate(vocab) if t is not None and ids[t] != i)
         raise ValueError(f"token {shown(token)} has two IDs, {token_id} and {ids[token]}")

@@ -16,5 +16,6 @@ up, each with the definition it equals:
     superbpe   SuperBPE's two stages as its official code trains them (the fork's trainer restated in the
                tests); with the choices of before, ``reference_superbpe``
     learning   the step every trainer shares: counts in, merges learned, a ``Tokenizer`` out (no definition)
+    prepared   a merge list with the tables a model derives from it, kept by the vocabulary cache (no definition)
     lab_model  the lab's kind of model, encoding as ``reference_encode`` does; the interface every model has
 """

@@ -29,6 +29,7 @@ from itertools import repeat
 from bpelab import checks
 from bpelab.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE, SINGLE_BYTES
 from bpelab.merges import engine
+from bpelab.merges.prepared import derived
 from bpelab.text import blocks, patterns, specials
 
 
@@ -53,15 +54,15 @@ class LabModel:
         else:
             checks.check_alphabet(alphabet)
             base = [checks.UNK, *alphabet]
-        ordinary = base + checks.check_merges(merges, base)
+        ordinary = base + derived(merges, "made", lambda: checks.check_merges(merges, base))
         self.special_tokens = specials.special_token_ids(special_tokens, ordinary, byte_level, len(base))
         self.byte_level, self.pattern, self.add_prefix_space = byte_level, pattern, add_prefix_space
         self.decodes_bytes = byte_level
         self.alphabet = base if byte_level else base[1:]
-        self.merges = [(left, right) for left, right in merges]
+        self.merges = derived(merges, "merges", lambda: [(left, right) for left, right in merges])
         self.ids = dict(zip(ordinary, specials.ordinary_ids(len(ordinary), self.special_tokens.values())))
         self.vocab = self.by_id(ordinary, lambda text: text)
-        self.prepare()
+        self.prepare(merges)
 
     def by_id(self, values, special_value):
         """A list of each ID's entry: ``values`` (one per ordinary token, in order) at their IDs, each special
@@ -78,28 +79,37 @@ class LabModel:
             listed[token_id] = special_value(text)
         return listed
 
-    def prepare(self):
-        """Make the tables encoding and decoding use.
+    def prepare(self, merges=()):
+        """Make the tables encoding and decoding use (those derived from the merges: as ``merges`` gives them, if it
+        is a filled ``bpelab.merges.prepared.PreparedMerges``).
 
         ``merged_id`` maps a pair of IDs to the ID of its merge (the fast
         engine works on IDs), ``decoded`` holds what each ID decodes to
         (bytes at the byte level), and ``cache`` each chunk's IDs once encoded.
         """
         ids = self.ids
-        self.merged_id = engine.MergeTable(((ids[left], ids[right]), ids[left + right]) for left, right in self.merges)
+        self.merged_id = derived(merges, "merged_id", lambda: engine.MergeTable(
+            ((ids[left], ids[right]), ids[left + right]) for left, right in self.merges))
         if self.byte_level:
             self.byte_ids = bytes(ids[char] for char in BYTE_TO_CHAR)  # a bytes.translate table: byte -> ID
-            texts = [SINGLE_BYTES[CHAR_TO_BYTE[char]] for char in self.alphabet]
         else:
             self.character_id = {char: ids[char] for char in self.alphabet}
+        self.decoded = derived(merges, "decoded", self.decoded_values)
+        self.cut = patterns.chunker(self.pattern)
+        self.cache = engine.ChunkCache(self.encode_chunk)
+        self.matcher = specials.SpecialTokenMatcher(self.special_tokens)
+
+    def decoded_values(self):
+        """What each ID decodes to: its bytes at the byte level (a special token's UTF-8 text), else its text."""
+        ids = self.ids
+        if self.byte_level:
+            texts = [SINGLE_BYTES[CHAR_TO_BYTE[char]] for char in self.alphabet]
+        else:
             texts = [checks.REPLACEMENT_CHARACTER, *self.alphabet]
         at = ids if max(ids.values()) == len(ids) - 1 else {token: place for place, token in enumerate(ids)}
         for left, right in self.merges:  # a merged token's text is its parts' text (``at``: its place)
             texts.append(texts[at[left]] + texts[at[right]])
-        self.decoded = self.by_id(texts, (lambda text: text.encode("utf-8")) if self.byte_level else str)
-        self.cut = patterns.chunker(self.pattern)
-        self.cache = engine.ChunkCache(self.encode_chunk)
-        self.matcher = specials.SpecialTokenMatcher(self.special_tokens)
+        return self.by_id(texts, (lambda text: text.encode("utf-8")) if self.byte_level else str)
 
     def segments(self, text, allowed_special, disallowed_special):
         """``text`` cut around its special tokens, by tiktoken's rules (``bpelab.text.specials``)."""
