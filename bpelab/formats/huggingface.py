@@ -25,12 +25,13 @@ import json
 from typing import Optional
 
 from bpelab.checks import REPLACEMENT_CHARACTER, UNK, check_list
+from bpelab.formats import vocabulary_cache
 from bpelab.formats.lab import given_or_lab_arguments
 from bpelab.imported.added_tokens import AddedToken, FLAGS
 from bpelab.imported.pipeline import GPT2_REGEX, MODEL_OPTIONS, Pipeline, UNICODE_FORMS
 from bpelab.imported.vocabulary import MAX_ID
 from bpelab.messages import named, shown
-from bpelab.reading import PathLike, parse_json, read_json
+from bpelab.reading import PathLike, parse_json, read_file_bytes
 from bpelab.text.patterns import PATTERNS, pattern_source
 from bpelab.writing import write_text_atomic
 
@@ -82,9 +83,17 @@ def load_huggingface(cls, path: PathLike, *, raw: Optional[bytes] = None):
 
     (``Tokenizer.load_huggingface``.) The tokenizer is built with ``cls``;
     what it cannot match exactly is refused, saying what. ``raw``, if given,
-    is the file's bytes, already read (a pipe can be read only once).
+    is the file's bytes, already read (a pipe can be read only once). A
+    file loaded before is read back from the cache of prepared vocabularies
+    (``bpelab.formats.vocabulary_cache``), keyed by its bytes.
     """
-    data = read_json(path) if raw is None else parse_json(raw, path)
+    raw = read_file_bytes(path) if raw is None else raw
+    return vocabulary_cache.load(cls, raw, "huggingface", {}, lambda build: from_huggingface_file(build, path, raw))
+
+
+def from_huggingface_file(cls, path, raw):
+    """The tokenizer of a ``tokenizer.json`` file's bytes, built with ``cls``; a refusal names the file."""
+    data = parse_json(raw, path)
     try:
         return from_huggingface_body(cls, data)
     except ValueError as error:

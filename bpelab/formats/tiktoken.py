@@ -43,6 +43,7 @@ import sys
 from typing import Mapping, Optional
 
 from bpelab.byte_level import BYTE_TO_CHAR, SINGLE_BYTES, bytes_to_display, display_to_bytes
+from bpelab.formats import vocabulary_cache
 from bpelab.merges.engine import encode_chunk
 from bpelab.messages import listed, named, shown
 from bpelab.reading import PathLike, gunzip, read_file_bytes
@@ -120,7 +121,10 @@ def load_tiktoken(cls, path: PathLike, pattern: str, special_tokens: Optional[Ma
     ``"o200k"`` for GPT-4o's); ``special_tokens`` is a dict of text -> ID, or
     None for none. Each token's merge pair is recovered as tiktoken itself
     would build it, and the tokenizer built with ``cls``. ``raw``, if given,
-    is the file's bytes, already read (a pipe can be read only once).
+    is the file's bytes, already read (a pipe can be read only once). A
+    file loaded before is read back from the cache of prepared vocabularies
+    (``bpelab.formats.vocabulary_cache``), keyed by its bytes, the pattern and the
+    special tokens.
     """
     check_pattern(pattern)
     if special_tokens is not None and not isinstance(special_tokens, dict):
@@ -128,6 +132,13 @@ def load_tiktoken(cls, path: PathLike, pattern: str, special_tokens: Optional[Ma
     data = read_file_bytes(path) if raw is None else raw
     if data[:2] == b"\x1f\x8b":
         data = gunzip(data, path)
+    arguments = {"pattern": pattern, "special_tokens": list(map(list, (special_tokens or {}).items()))}
+    return vocabulary_cache.load(cls, data, "tiktoken", arguments,
+                      lambda build: from_ranks(build, path, data, pattern, special_tokens))
+
+
+def from_ranks(cls, path, data, pattern, special_tokens):
+    """The tokenizer of a ``.tiktoken`` file's bytes (``data``, uncompressed), built with ``cls``."""
     token_bytes, line_numbers = _parse_ranks(data, path, len(special_tokens or ()))
     missing = next((rank for rank, token in enumerate(token_bytes)
                     if token is None and rank not in (special_tokens or {}).values()), None)
