@@ -7,7 +7,12 @@ some build machines set it), each of those processes compiles the package's
 40 modules from source again, about 0.1 s each time. So the processes the tests
 start share one bytecode cache of their own, in a temporary folder that is
 removed at the end (``PYTHONPYCACHEPREFIX``): each module is compiled once a
-run, and nothing is written into the checkout.
+run, and nothing is written into the checkout. In the same way the run has a
+cache of prepared vocabularies of its own (``BPE_LAB_CACHE_DIR``, see
+``bpelab.formats.vocabulary_cache``): the first load of a real vocabulary in a run fills
+it, every later one (in another process too) reads it, and the user's own
+cache folder is never written (``tests/formats/test_vocabulary_cache.py`` checks the
+default place with a home folder of its own).
 """
 
 import atexit
@@ -28,4 +33,12 @@ def share_bytecode_cache():
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
+def share_vocabulary_cache():
+    """Give the tests and every process they start one cache of prepared vocabularies, removed when the tests end."""
+    folder = tempfile.mkdtemp(prefix="bpe-lab-vocabularies-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    os.environ["BPE_LAB_CACHE_DIR"] = folder
+
+
 share_bytecode_cache()
+share_vocabulary_cache()
