@@ -40,6 +40,7 @@ IMPLEMENTATIONS = {
     "ours-format3": Implementation("ours, Tokenizer.load of a format-3 copy", None, {}),
     "reference": Implementation("reference (bpe.reference_train)", None, {}),
     "ours-iterable": Implementation("ours, encode_iterable(open file)", None, {}),
+    "ours-warm": Implementation("ours, its vocabulary cache filled", None, {}),
     "findall": Implementation("re.findall of the pattern alone (no merges, no IDs)", None, {}),
     "hf": Implementation("HF tokenizers, 1 thread", "tokenizers", ONE_THREAD),
     "hf-export": Implementation("HF tokenizers, save_huggingface() as exported, 1 thread", "tokenizers", ONE_THREAD),

@@ -23,8 +23,10 @@ import json
 import os
 import random
 import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from itertools import chain
@@ -33,6 +35,7 @@ from .corpora import LONG_TEXTS, random_letters, read_text
 from .implementations import (CHUNKS_ONLY, ENCODERS, IMPLEMENTATIONS, LOADERS, RULE_TRAINERS, TRAINERS,
                               documented_module, load_tiktoken_file)
 from .probes import TreeMemory, Unmeasured, max_rss_kib, peak_rss_kib, timed, within
+from .versions import bpe_digest
 
 LONG_TRAIN_VOCAB = 1000
 WORD_VOCAB = 5000
@@ -403,3 +406,99 @@ def job_stream(spec):
     (digest, count), seconds = timed(streamed if spec["impl"] == "ours-iterable"
                                      else lambda: ids_digest(tokenizer.encode(read_text(spec["corpus"]))))
     return {"seconds": seconds, "digest": digest, "note": f"{count:,} tokens"}
+
+
+NEW_PROCESS_TEXT = "Hello, world! The quick brown fox jumps over the lazy dog."
+"""The one short text a new process of the startup job encodes (its first encode counts)."""
+
+NEW_PROCESS = """\
+import json, time
+started = time.process_time()
+{imports}
+imported = time.process_time()
+tokenizer = {load}
+loaded = time.process_time()
+ids = {encode}
+encoded = time.process_time()
+print(json.dumps([ids, imported - started, loaded - imported, encoded - loaded]))
+"""
+"""What the startup job's new process runs: it prints its IDs and the CPU seconds of its import, load, first encode."""
+
+STARTUP_PROGRAMS = {
+    "ours": ("from bpe import Tokenizer", {"named": "Tokenizer.load_named({name!r})",
+                                           "huggingface": "Tokenizer.load_huggingface({path!r})"},
+             "tokenizer.encode({text!r})"),
+    "tiktoken-official": ("import tiktoken", {"named": "tiktoken.get_encoding({name!r} + '_base')"},
+                          "tokenizer.encode({text!r})"),
+    "hf": ("from tokenizers import Tokenizer", {"huggingface": "Tokenizer.from_file({path!r})"},
+           "tokenizer.encode({text!r}, add_special_tokens=False).ids"),
+}
+"""How each implementation's new process imports its library, loads a vocabulary (by name or from a
+tokenizer.json) and encodes the text."""
+STARTUP_PROGRAMS["ours-warm"] = STARTUP_PROGRAMS["ours"]
+
+TIKTOKEN_URL = "https://openaipublic.blob.core.windows.net/encodings/{name}_base.tiktoken"
+"""Where tiktoken downloads an official file from; its cache names the file by the sha1 of this address."""
+
+
+def startup_program(spec):
+    """The program of the startup job's new process for ``spec`` (``impl``, ``vocabulary``: name and how loaded)."""
+    imports, loads, encode = STARTUP_PROGRAMS[spec["impl"]]
+    vocabulary = spec["vocabulary"]
+    load = loads[vocabulary["how"]].format(name=vocabulary["name"], path=vocabulary.get("path"))
+    return NEW_PROCESS.format(imports=imports, load=load, encode=encode.format(text=NEW_PROCESS_TEXT))
+
+
+def tiktoken_has_file(name):
+    """Whether tiktoken's cache holds the official file of ``name`` (so ``get_encoding`` downloads nothing)."""
+    folder = os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR")
+    digest = hashlib.sha1(TIKTOKEN_URL.format(name=name).encode()).hexdigest()
+    return bool(folder) and os.path.isfile(os.path.join(folder, digest))
+
+
+def new_process(spec, cwd, environment):
+    """Run the startup program once: its IDs and CPU report, its wall time, its CPU time (user + system)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    finished, wall = timed(subprocess.run, [sys.executable, "-c", startup_program(spec)], capture_output=True,
+                           text=True, cwd=cwd, env=environment)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if finished.returncode != 0:
+        raise RuntimeError((finished.stderr.strip().splitlines() or [f"exit {finished.returncode}"])[-1])
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return json.loads(finished.stdout.strip().splitlines()[-1]), wall, cpu
+
+
+@job("startup")
+def job_startup(spec):
+    """A new process that imports a library, loads a vocabulary and encodes one short text, timed whole.
+
+    The lab's process runs beside the ``bpe.py`` this process imports,
+    with a vocabulary cache of its own: ``ours`` an empty one (the run
+    fills it: cold), ``ours-warm`` one filled beforehand, untimed, by the
+    same code (a folder per version of the code, under ``cache``). The
+    wall time counts the interpreter's start, the import, the load and
+    the first encode; the CPU time (user + system) is the process's own.
+    """
+    environment, cwd, cold = dict(os.environ), os.getcwd(), None
+    if spec["vocabulary"]["how"] == "named" and spec["impl"] == "tiktoken-official" \
+            and not tiktoken_has_file(spec["vocabulary"]["name"]):
+        raise Unmeasured("tiktoken's cache has no official file here (TIKTOKEN_CACHE_DIR): it would download it")
+    if spec["impl"] in ("ours", "ours-warm"):
+        import bpe
+
+        cwd = os.path.dirname(os.path.abspath(bpe.__file__))
+        os.makedirs(spec["cache"], exist_ok=True)
+        if spec["impl"] == "ours":
+            cold = environment["BPE_LAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="cold-", dir=spec["cache"])
+        else:
+            environment["BPE_LAB_CACHE_DIR"] = os.path.join(spec["cache"], f"warm-{bpe_digest(cwd)}")
+            if not os.path.isdir(environment["BPE_LAB_CACHE_DIR"]):
+                new_process(spec, cwd, environment)  # (fills it: untimed)
+    try:
+        (ids, imported, loaded, encoded), wall, cpu = new_process(spec, cwd, environment)
+    finally:
+        if cold is not None:
+            shutil.rmtree(cold, ignore_errors=True)
+    digest, count = ids_digest(ids)
+    return {"seconds": wall, "cpu": cpu, "import": imported, "load": loaded, "encode": encoded, "digest": digest,
+            "rss_kib": max_rss_kib(resource.RUSAGE_CHILDREN), "note": f"{count} IDs"}
