@@ -31,6 +31,7 @@ import array
 import functools
 import hashlib
 import json
+import operator
 import os
 import stat
 import sys
@@ -272,11 +273,12 @@ def encoded(value):
         if Pipeline(**json.loads(json_text(value.to_json()))) != value:
             raise Uncacheable("a pipeline that JSON does not give back as it was")
         return "pipeline", value.to_json(), []
-    if type(value) is MergeTable or isinstance(value, dict) and value and all(type(pair) is tuple for pair in value):
-        if type(value) not in (dict, MergeTable) or not all(len(pair) == 2 for pair in value):
+    if type(value) is MergeTable or isinstance(value, dict) and value and set(map(type, value)) == {tuple}:
+        if type(value) not in (dict, MergeTable) or value and set(map(len, value)) != {2}:
             raise Uncacheable(type(value).__name__)
-        return "pair_table", type(value).__name__, [array.array(UINT32, [pair[0] for pair in value]).tobytes(),
-                                                    array.array(UINT32, [pair[1] for pair in value]).tobytes(),
+        left, right = map(FIRST, value), map(SECOND, value)  # (each step in C: a table has 500,000 pairs)
+        return "pair_table", type(value).__name__, [array.array(UINT32, left).tobytes(),
+                                                    array.array(UINT32, right).tobytes(),
                                                     array.array(UINT64, value.values()).tobytes()]
     if isinstance(value, list) and value:
         kinds = set(map(type, value)) - {type(None)}
@@ -284,8 +286,8 @@ def encoded(value):
             return "strings", *string_parts(value)
         if kinds == {bytes}:
             return "bytes", None, bytes_parts(value)
-        if kinds == {tuple} and {len(pair) for pair in value} == {2}:
-            left, right = map(list, zip(*value))
+        if kinds == {tuple} and set(map(len, value)) == {2}:
+            left, right = list(map(FIRST, value)), list(map(SECOND, value))
             if set(map(type, left)) | set(map(type, right)) == {str}:
                 (left_extra, left_parts), (right_extra, right_parts) = string_parts(left), string_parts(right)
                 return "pairs", [left_extra, right_extra], left_parts + right_parts
@@ -294,29 +296,36 @@ def encoded(value):
     return "json", value, []
 
 
-SEPARATORS = "\n\0" + "".join(map(chr, range(1, 32))) + "".join(map(chr, range(0xE000, 0xE100)))
+FIRST, SECOND = operator.itemgetter(0), operator.itemgetter(1)
+"""A pair's parts."""
+
+SEPARATORS = "\0\n" + "".join(map(chr, range(1, 32))) + "".join(map(chr, range(0xE000, 0xE100)))
 """The characters that may join a list of strings in an entry: the first that none of them holds."""
 
 
 def string_parts(values):
     """A list of strings, None among them: ``(extra, parts)``, the strings joined by a character none holds (the
     extra says which, and how many strings), and where the Nones are."""
-    joined = "".join(filter(None, values))
-    separator = next((char for char in SEPARATORS if char not in joined), None)
-    if separator is None:
-        raise Uncacheable("strings that hold every separator")
-    block = separator.join(value or "" for value in values).encode("utf-8", "surrogatepass")
-    return {"separator": separator, "count": len(values)}, [block, gaps_of(values)]
+    gaps = gaps_of(values)
+    texts = [value or "" for value in values] if gaps else values
+    for separator in SEPARATORS:  # (a separator no string holds is in the block once between each two)
+        block = separator.join(texts)
+        if block.count(separator) == len(texts) - 1:
+            return {"separator": separator, "count": len(values)}, [block.encode("utf-8", "surrogatepass"), gaps]
+    raise Uncacheable("strings that hold every separator")
 
 
 def bytes_parts(values):
     """A list of bytes, None among them: all of them in one block, their lengths, and where the Nones are."""
-    lengths = array.array(UINT32, [0 if value is None else len(value) for value in values])
-    return [b"".join(filter(None, values)), lengths.tobytes(), gaps_of(values)]
+    gaps = gaps_of(values)
+    present = [value or b"" for value in values] if gaps else values
+    return [b"".join(present), array.array(UINT32, map(len, present)).tobytes(), gaps]
 
 
 def gaps_of(values):
-    """Where the Nones of a list are, as an array's bytes."""
+    """Where the Nones of a list are, as an array's bytes (the usual list has none: that is one pass, in C)."""
+    if None not in values:
+        return b""
     return array.array(UINT32, [at for at, value in enumerate(values) if value is None]).tobytes()
 
 
