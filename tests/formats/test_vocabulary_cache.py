@@ -58,6 +58,12 @@ def derivations():
     return mock.patch.object(tiktoken_files, "recover_pairs", wraps=tiktoken_files.recover_pairs)
 
 
+def read_bytes(path):
+    """A file's bytes."""
+    with open(path, "rb") as stream:
+        return stream.read()
+
+
 def sample_texts(tokenizer, count=200):
     """Random texts to encode: prose-like, every plane of Unicode, the scripts, and the special tokens in text."""
     rng = random.Random(TEXTS_SEED)
@@ -287,10 +293,10 @@ class EntryTests(Folder):
 
     def test_a_whole_entry_this_code_cannot_build_from_is_passed_over(self):
         self.load()
-        key, name = vocabulary_cache.entry_key("tiktoken", open(self.ranks, "rb").read(),
+        key, name = vocabulary_cache.entry_key("tiktoken", read_bytes(self.ranks),
                                                {"pattern": "gpt2", "special_tokens": list(map(list, SPECIALS.items()))})
         self.assertEqual(self.entries(), [name])
-        call, tables = vocabulary_cache.entry_tables(open(self.entry(), "rb").read(), key)
+        call, tables = vocabulary_cache.entry_tables(read_bytes(self.entry()), key)
         for table, spoiled in (("merged_id", None), ("decoded", None), ("alphabet", "not a call argument")):
             with self.subTest(table=table):
                 if table == "alphabet":
