@@ -69,8 +69,8 @@ def run(plan):
         if len(group) > 2:
             group[2].name = call
         mark_agreement(group, "digest", "IDs")
-        for row in group:
-            row.note = cpu_note(row.measurement)
+        for row in group:  # (after the agreement, which it keeps)
+            row.note = "; ".join(filter(None, (row.note, cpu_note(row.measurement))))
         rows += group
         ratios += startup_ratios(name, call, group)
     return rows, ratios
