@@ -250,11 +250,6 @@ def chunks(text: str, pattern: str = "lab") -> list[str]:
 # --------------------------------------------------------------------------
 # 3. The Tokenizer
 # --------------------------------------------------------------------------
-
-
-# --------------------------------------------------------------------------
-# 3. The Tokenizer
-# --------------------------------------------------------------------------
 #
 # A ``Tokenizer`` holds one model and asks it the same few things whatever
 # its kind: cut a text around its special tokens, encode a stretch between
@@ -461,6 +456,22 @@ class Tokenizer:
                           disallowed_special=disallowed_special)
         text = utf8.replace_lone_surrogates(text) if self.byte_level else text
         return readable.token_texts(self, text, ids)
+
+    def readable_tokens(self, text: str, *, allowed_special: specials.SpecialChoice = None,
+                        disallowed_special: specials.SpecialChoice = None) -> list[str]:
+        """Split ``text`` into tokens in the readable form, the one ``bpe show`` and the pages draw.
+
+        >>> tok = Tokenizer(None, [("Ġ", "c")], byte_level=True)
+        >>> tok.readable_tokens(" café\u200d")
+        ['␣c', 'a', 'f', 'é[1/2]', 'é[2/2]', '⟨ZWJ⟩[1/3]', '⟨ZWJ⟩[2/3]', '⟨ZWJ⟩[3/3]']
+
+        Whitespace is a mark (``␣ ⇥ ↵ ␍``), a character that shows nothing is
+        named (``⟨ZWJ⟩``), a token that holds part of a character is that
+        character with the bytes it holds. See ``bpelab.text.readable``.
+        """
+        ids = self.encode(text, allowed_special=allowed_special,
+                          disallowed_special=disallowed_special)
+        return readable.readable_texts(self, ids, text)
 
     def encode_with_offsets(self, text: str, *, allowed_special: specials.SpecialChoice = None,
                             disallowed_special: specials.SpecialChoice = None) -> list[tuple]:

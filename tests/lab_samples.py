@@ -79,6 +79,21 @@ SCRIPTS = {
 }
 
 
+# The scripts every drawing of tokens is tested on (the readable form: tests/text/test_readable.py and the commands'
+# and pages' tests): scripts of three bytes a character, of wide characters, of marks that join their letter, emoji
+# joined by a ZWJ and made pictures by VS16, and combining marks; a lone continuation byte comes as an ID.
+FORM_SCRIPTS = {
+    "Hindi": "नमस्ते दुनिया",
+    "Tamil": "வணக்கம் உலகம்",
+    "Chinese": "东京塔很高。",
+    "Japanese": "東京タワーへ行きます",
+    "Korean": "안녕하세요 세계",
+    "Thai": "สวัสดีชาวโลก",
+    "Emoji": "🏳️‍🌈 👩‍👩‍👧 👍🏽",
+    "Combining": "e\u0301 n\u0303 a\u0308\u0323 Å",
+}
+
+
 # Assigned only after Unicode 14: a Cyrillic modifier letter, a Kawi letter,
 # an emoji and a CJK Extension H ideograph, all from Unicode 15.
 NEWER_THAN_PINNED = "\U0001e030\U00011f04 \U0001f6dc \U00031350x"

@@ -106,6 +106,8 @@ CLASSES = [
     ("SPACE_RANGES", "Python's whitespace, str.isspace (the lab's and gpt2's)", str.isspace),
     ("WHITE_SPACE_RANGES", "Unicode's White_Space property (tiktoken's and Oniguruma's \\s)",
      lambda char: char.isspace() and char not in INFORMATION_SEPARATORS),
+    ("WIDE_RANGES", "assigned characters two columns wide in a terminal: East Asian Width W or F (the readable "
+     "form's widths)", lambda char: unicodedata.east_asian_width(char) in "WF" and unicodedata.category(char) != "Cn"),
 ]
 """The classes the built-in patterns are spelled with: name, comment, and the categories or the test of a character."""
 

@@ -20,6 +20,9 @@ from bpelab.merges.training import SPLITS
 from bpelab.messages import shown
 from bpelab.text.patterns import PATTERNS
 
+SPECIAL_ROWS = 5
+"""``inspect`` lists the first few special and added tokens (``--all-special`` all of them)."""
+
 TOKENIZER_HELP = ("a tokenizer file (the lab's, a Hugging Face tokenizer.json or an official .tiktoken) or an "
                   "official vocabulary's name: gpt2, cl100k (GPT-4) or o200k (GPT-4o); an existing file wins")
 
@@ -123,24 +126,31 @@ def build_parser(commands):
                        help="let SuperBPE's stage 2 make tokens holding ': ' or more than four words")
     train.add_argument("--superbpe-keep-unseen", action="store_true",
                        help="keep every inherited merge, also those whose pair never occurs in stage 2")
-    train.add_argument("--verbose", action="store_true", help="also print every merge learned, as a table")
-    encode = add("encode", "print the token IDs of a text", [tokenizer, text, special])
+    train.add_argument("--verbose", action="store_true",
+                       help="also print every merge learned, as a table, its tokens in the readable form")
+    train.add_argument("--vocab-form", action="store_true",
+                       help="with --verbose, write the tokens as JSON strings of the vocabulary's own form, as the "
+                            "lab's lesson and Hugging Face files do (at the byte level GPT-2's display characters)")
+    dropout = Parser(add_help=False)
+    dropout.add_argument("--dropout", type=probability, default=0.0, metavar="P",
+                         help="BPE-dropout: leave merges out at random, each with chance P, by --dropout-rule")
+    dropout.add_argument("--dropout-rule", choices=DROPOUT_RULES, default="subword-nmt", metavar="RULE",
+                         help="whose BPE-dropout: subword-nmt (every pair drawn at each step; the default), reference "
+                              "(the paper's code: places tried in order until one is kept) or huggingface (tokenizers' "
+                              "BPE(dropout=P); see docs/variants.md)")
+    dropout.add_argument("--seed", type=whole_number, metavar="N", help="the random seed --dropout needs")
+    encode = add("encode", "print the token IDs of a text", [tokenizer, text, special, dropout])
     encode.add_argument("--json", action="store_true", help="print a JSON list instead of space-separated IDs")
     decode = add("decode", "write the text that token IDs stand for, adding nothing", [tokenizer])
     decode.add_argument("ids", nargs="*", metavar="IDS",
                         help="token IDs, or a JSON list; - or nothing reads them from standard input")
-    show = add("show", "print a text with its token boundaries visible", [tokenizer, text, special])
-    show.add_argument("--dropout", type=probability, default=0.0, metavar="P",
-                      help="BPE-dropout: leave merges out at random, each with chance P, by --dropout-rule")
-    show.add_argument("--dropout-rule", choices=DROPOUT_RULES, default="subword-nmt", metavar="RULE",
-                      help="whose BPE-dropout: subword-nmt (every pair drawn at each step; the default), reference "
-                           "(the paper's code: places tried in order until one is kept) or huggingface (tokenizers' "
-                           "BPE(dropout=P); see docs/variants.md)")
-    show.add_argument("--seed", type=whole_number, metavar="N", help="the random seed --dropout needs")
+    add("show", "print a text with its token boundaries visible", [tokenizer, text, special, dropout])
     add("explain", "replay the merges on a text, step by step", [tokenizer, text])
     inspect = add("inspect", "describe the pipeline, then list the merged tokens by ID and the special "
                   "ones", [tokenizer])
-    inspect.add_argument("--top", type=positive_int, metavar="N", help="only the N merged tokens with the highest IDs")
+    inspect.add_argument("--top", type=positive_int, metavar="N", help="only the newest N merges and their tokens")
+    inspect.add_argument("--all-special", action="store_true",
+                         help=f"list every special and added token (by default the first {SPECIAL_ROWS})")
     convert = add("convert", "import a tiktoken ranks file (.tiktoken or .gz) or a Hugging Face tokenizer.json (byte-level BPE)")
     convert.add_argument("source", metavar="SRC", help="the file to import")
     convert.add_argument("-o", "--output", required=True, metavar="OUT.json", help="where to save the tokenizer")

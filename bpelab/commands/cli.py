@@ -17,17 +17,17 @@ import os
 import sys
 from concurrent.futures import BrokenExecutor
 
-from bpe import UNK, SpecialTokenInText, Tokenizer, encode_chunk, read_file_bytes, reference_encode, write_text_atomic
+from bpe import UNK, SpecialTokenInText, Tokenizer, display_to_bytes, encode_chunk, read_file_bytes, write_text_atomic
 from bpelab.commands import compare as comparison, cost_charts, measures, parallel_texts, widget as widget_page
-from bpelab.commands.arguments import LAB_SORT_KEYS, build_parser, refuse_compare_clashes
-from bpelab.commands.drawing import (base_kind, emitted_whole, first_merge_of, format_table, made_from,
-                                     merges_one_at_a_time, pipeline_lines, render_colour, render_plain, unknown_id)
+from bpelab.commands.arguments import LAB_SORT_KEYS, SPECIAL_ROWS, build_parser, refuse_compare_clashes
+from bpelab.commands.drawing import (base_kind, chunk_replay, counted, format_table, made_from, merge_row,
+                                     merges_one_at_a_time, node_drawer, pipeline_lines, render_colour, render_plain,
+                                     unknown_id)
 from bpelab.commands.terminal import BROKEN_PIPE_STATUS, CommandError, OUT, PROGRAM, UsageError, argument_text, bytes_progress, check_output, describe, is_standard_input, on_terminal, parse_ids, read_stdin, read_text, stdin_stream, terminal_line
 from bpelab.formats import official
-from bpelab.merges.ranked import reference_encode_leftmost
 from bpelab.merges.training import DEFAULT_MIN_COUNT, SuperBPE
 from bpelab.messages import named, readable_name, shown
-from bpelab.text.readable import id_text, token_spans, token_text, visible
+from bpelab.text.readable import bytes_texts, described, id_form, readable_texts, visible
 
 
 EXPLAIN_CHUNKS = 100
@@ -72,14 +72,29 @@ MERGE_TABLE_HEADER = "| merge | pair | token | count |\n| --- | --- | --- | --- 
 """``train --verbose`` prints merges in the shape of README's first-merges table (merge 1 is the first)."""
 
 
-def merge_row(rank, entry):
-    """One learned merge (``rank`` 0 for the first) as a row of that table, numbered from 1, written out at once."""
+def merge_rows(byte_level, vocab_form):
+    """An ``on_merge(rank, entry)`` that writes each learned merge (``rank`` 0 for the first) as a row of that table,
+    numbered from 1, at once: its tokens in the readable form (the pair read together, ``é[1/2] + é[2/2]``), or
+    with ``vocab_form`` as JSON strings of the vocabulary's own form (GPT-2's display characters at the byte level),
+    as the lab's lesson and Hugging Face's files write them."""
 
-    def code(token):
-        return f"`{json.dumps(token, ensure_ascii=False)}`"
+    def code(text):  # a code span in a table's cell: a pipe escaped, two backticks around one that holds one
+        text = text.replace("|", "\\|")
+        return f"`` {text} ``" if "`" in text else f"`{text}`"
 
-    left, right = entry["pair"]
-    OUT.write(f"| {rank + 1} | {code(left)} + {code(right)} | {code(entry['token'])} | {entry['count']:,} |\n", flush=True)
+    def row(rank, entry):
+        left, right = entry["pair"]
+        if vocab_form:
+            drawn = [json.dumps(token, ensure_ascii=False) for token in (left, right, entry["token"])]
+        elif byte_level:
+            drawn = bytes_texts([display_to_bytes(left), display_to_bytes(right)]) + bytes_texts(
+                [display_to_bytes(entry["token"])])
+        else:
+            drawn = [visible(left), visible(right), visible(entry["token"])]
+        OUT.write(f"| {rank + 1} | {code(drawn[0])} + {code(drawn[1])} | {code(drawn[2])} | {entry['count']:,} |\n",
+                  flush=True)
+
+    return row
 
 
 def training_summary(tokenizer, args, counts):
@@ -107,9 +122,9 @@ def training_summary(tokenizer, args, counts):
     kind = "bytes" if tokenizer.byte_level else "characters"
     ratio = f"{characters / tokens:.3f}" if tokens else "-"
     return (
-        f"{args.output}: {len(tokenizer):,} tokens, alphabet of {len(tokenizer.alphabet):,} {kind}, "
-        f"{len(tokenizer.merges):,} merges learned, {stopped}; "
-        f"{ratio} characters per token on the training text ({characters:,} characters, {tokens:,} tokens)\n"
+        f"{args.output}: {counted(len(tokenizer), 'token')}, alphabet of {counted(len(tokenizer.alphabet), kind[:-1])}, "
+        f"{counted(len(tokenizer.merges), 'merge')} learned, {stopped}; {ratio} characters per token on the training "
+        f"text ({counted(characters, 'character')}, {counted(tokens, 'token')})\n"
     )
 
 
@@ -134,7 +149,7 @@ def command_train(args):
                 options["progress"] = merges_progress(line)
         if args.verbose:  # the rows, printed as each merge is learned, show the progress
             OUT.write(MERGE_TABLE_HEADER)
-            options["on_merge"] = merge_row
+            options["on_merge"] = merge_rows(args.bytes, args.vocab_form)
         tokenizer = Tokenizer.train_from_files(inputs, args.vocab_size, **options)
     tokenizer.save(args.output)
     OUT.write(training_summary(tokenizer, args, counted[0]))
@@ -182,17 +197,23 @@ def encode_text(tokenizer, text, allow_special, refusal="add --allow-special to 
         raise CommandError(f"the text contains the special token {error.token!r}; {refusal}") from None
     unk = unknown_id(tokenizer)
     if note and unk is not None and unk in ids:
-        unknown = ids.count(unk)
-        print(f"{PROGRAM}: note: {unknown:,} character{'s' if unknown > 1 else ''} not in the tokenizer's "
-              f"alphabet became {UNK} (ID {unk}); a byte-level tokenizer (train --bytes) knows every character",
-              file=sys.stderr)
+        print(f"{PROGRAM}: note: {counted(ids.count(unk), 'character')} not in the tokenizer's alphabet became {UNK} "
+              f"(ID {unk}); a byte-level tokenizer (train --bytes) knows every character", file=sys.stderr)
     return ids
 
 
+def check_dropout_seed(args):
+    """``--dropout`` needs ``--seed``, so that the same command gives the same tokens (checked before any work)."""
+    if args.dropout and args.seed is None:
+        raise UsageError("--dropout needs --seed N, so that the same command gives the same tokens")
+
+
 def command_encode(args):
-    """Print the IDs of the text, space-separated or as a JSON list."""
+    """Print the IDs of the text, space-separated or as a JSON list (with ``--dropout``, one BPE-dropout encoding)."""
+    check_dropout_seed(args)
     tokenizer = load_tokenizer(args)
-    ids = encode_text(tokenizer, read_text(args), args.allow_special)
+    ids = encode_text(tokenizer, read_text(args), args.allow_special, dropout=args.dropout, seed=args.seed,
+                      dropout_rule=args.dropout_rule)
     OUT.write((json.dumps(ids) if args.json else " ".join(map(str, ids))) + "\n")
 
 
@@ -207,24 +228,23 @@ def command_decode(args):
 
 
 def split_drawn(tokenizer, text, ids):
-    """``text`` with the boundaries of its tokens ``ids`` drawn (in colour on a terminal), ending in a newline,
-    and how many of them are unknown characters."""
+    """``text`` with the boundaries of its tokens ``ids`` drawn in the readable form (in colour on a terminal),
+    ending in a newline, and how many of them are unknown characters."""
     unknown = [token_id == unknown_id(tokenizer) for token_id in ids]
     render = render_colour if on_terminal(sys.stdout) else render_plain
-    shown = render(token_spans(tokenizer, text, ids), unknown)
+    shown = render(readable_texts(tokenizer, ids, text), unknown)
     return shown + ("" if shown.endswith("\n") else "\n"), sum(unknown)
 
 
 def command_show(args):
     """Print the text with its token boundaries visible, then a footer with the counts."""
-    if args.dropout and args.seed is None:
-        raise UsageError("--dropout needs --seed N, so that the same command shows the same tokens")
+    check_dropout_seed(args)
     tokenizer = load_tokenizer(args)
     text = read_text(args)
     ids = encode_text(tokenizer, text, args.allow_special, dropout=args.dropout, seed=args.seed,
                       dropout_rule=args.dropout_rule)
     shown, unknown = split_drawn(tokenizer, text, ids)
-    footer = f"{len(text):,} characters, {len(ids):,} tokens"
+    footer = f"{counted(len(text), 'character')}, {counted(len(ids), 'token')}"
     if ids:
         footer += f", {len(text) / len(ids):.3f} characters per token"
     if unknown:
@@ -288,18 +308,22 @@ def command_compare(args):
         if len(texts) > 1 and number % len(tokenizers) == 0:
             OUT.write(("\n" if number else "") + f"text {number // len(tokenizers) + 1} of {len(texts)}\n")
         drawn, unknown = split_drawn(tokenizers[record["tokenizer"]], record["text"], record["ids"])
-        OUT.write(f"{record['tokenizer']}: {record['tokens']:,} tokens, {per_token(record['bytes_per_token'])} bytes "
+        OUT.write(f"{record['tokenizer']}: {counted(record['tokens'], 'token')}, {per_token(record['bytes_per_token'])} bytes "
                   f"and {per_token(record['chars_per_token'])} characters per token"
                   + (f", {unknown:,} unknown" if unknown else "") + "\n" + drawn)
-    rows = [("tokens", "bytes per token", "characters per token", "tokenizer")]
+    unknown = {label: sum(record["ids"].count(unknown_id(tokenizers[label])) for record in records
+                          if record["tokenizer"] == label) for label in tokenizers}
+    lost = any(unknown.values())  # (a column for the unknown tokens, where a tokenizer has some)
+    rows = [("tokens", "bytes per token", "characters per token", *["unknown"] * lost, "tokenizer")]
     for label in tokenizers:
         mine = [record for record in records if record["tokenizer"] == label]
         tokens = sum(record["tokens"] for record in mine)
         size = sum(len(record["text"].encode("utf-8")) for record in mine)
         characters = sum(len(record["text"]) for record in mine)
+        share = [f"{unknown[label]:,} ({unknown[label] / tokens:.0%})" if unknown[label] else "-"] * lost
         rows.append((f"{tokens:,}", per_token(size / tokens if tokens else None),
-                     per_token(characters / tokens if tokens else None), label))
-    OUT.write("\n" + format_table(rows, numbers=3))
+                     per_token(characters / tokens if tokens else None), *share, label))
+    OUT.write("\n" + format_table(rows, numbers=3 + lost))
 
 
 def chosen_codes(args):
@@ -367,49 +391,63 @@ def compare_corpus(args):
         write_chart(args.map, cost_charts.premium_map(first, land), "map")
 
 
-class EnoughSteps(Exception):
-    """Raised by explain's listener to stop the replay once enough steps are shown."""
-
-
-def drawn(tokenizer, tokens):
-    """Tokens drawn side by side, at most ``EXPLAIN_TOKENS`` of them."""
-    shown = " ".join(token_text(tokenizer, token) for token in tokens[:EXPLAIN_TOKENS])
-    if len(tokens) > EXPLAIN_TOKENS:
-        shown += f" ... (+{len(tokens) - EXPLAIN_TOKENS:,} more)"
+def line_of(forms, count=None):
+    """Tokens' readable forms side by side, at most ``EXPLAIN_TOKENS`` of them (of ``count``, if more are left)."""
+    count = len(forms) if count is None else count
+    shown = " ".join(forms[:EXPLAIN_TOKENS])
+    if count > EXPLAIN_TOKENS:
+        shown += f" ... (+{count - EXPLAIN_TOKENS:,} more)"
     return shown
 
 
-def explain_chunk(tokenizer, chunk, title, replay):
-    """The lines showing ``replay`` (``reference_encode``, or one at a time) merge one chunk, from its starting tokens
-    to its IDs.
+def replayed_steps(tokenizer, chunk, done):
+    """The lines ``explain`` shows of ``done``, the ``replay`` of ``chunk``: ``(label, tokens)`` from the starting
+    tokens on, at most ``EXPLAIN_STEPS`` merges, and whether more follow.
 
-    At most ``EXPLAIN_STEPS`` merges are replayed and shown; the tokens and
-    IDs at the end always come from the full (fast) encoder, which gives the
-    same result. A chunk that ``ignore_merges`` gives whole is not replayed.
+    Where the merges are ordered as training orders them, a step merges
+    every occurrence of a pair, as ``bpe.reference_encode`` does (``replay``
+    makes them one after another); otherwise one occurrence, as
+    ``ranked.reference_encode_leftmost`` does. Each token is read where it is
+    in the chunk, so that a character cut between tokens shows.
     """
-    steps = [("start", tokenizer.start_tokens(chunk))]
-
-    def on_merge(rank, pair, tokens):
+    draw = node_drawer(tokenizer, done, chunk.encode("utf-8"))
+    sequence = [node for node, parts in enumerate(done.parts) if parts is None]
+    steps = [("start", line_of([draw(node) for node in sequence[:EXPLAIN_TOKENS]], len(sequence)))]
+    made, one_at_a_time = len(sequence), merges_one_at_a_time(tokenizer)
+    while made < len(done.ids):
         if len(steps) > EXPLAIN_STEPS:
-            raise EnoughSteps
-        steps.append((f"merge {rank + 1}: {token_text(tokenizer, pair[0])} + {token_text(tokenizer, pair[1])}", tokens))
+            return steps, True
+        left, right, rank = done.parts[made]
+        label = f"merge {rank + 1}: {draw(left)} + {draw(right)}"
+        joined, gone = {}, set()
+        while made < len(done.ids) and (not joined or not one_at_a_time and done.parts[made][2] == rank):
+            joined[done.parts[made][0]] = made
+            gone.add(done.parts[made][1])
+            made += 1
+        sequence = [joined.get(node, node) for node in sequence if node not in gone]
+        steps.append((label, line_of([draw(node) for node in sequence[:EXPLAIN_TOKENS]], len(sequence))))
+    return steps, False
 
-    stopped = False
-    if emitted_whole(tokenizer, chunk):
-        steps.append(("whole: a token (ignore_merges)", ["".join(steps[0][1])]))
-    else:
-        try:
-            replay(steps[0][1], tokenizer.merge_rank, on_merge=on_merge)
-        except EnoughSteps:
-            stopped = True
+
+def explain_chunk(tokenizer, chunk, title):
+    """The lines showing the merges encoding makes on one chunk (``replay``), from its starting tokens to its IDs.
+
+    At most ``EXPLAIN_STEPS`` merges are shown; the tokens and IDs at the
+    end always come from the full (fast) encoder, which gives the same
+    result. A chunk that ``ignore_merges`` gives whole is not replayed.
+    """
+    whole, done = chunk_replay(tokenizer, chunk)
+    steps, stopped = replayed_steps(tokenizer, chunk, done)
+    if whole is not None:
+        steps.append(("whole: a token (ignore_merges)", id_form(tokenizer, whole)))
     ids = tokenizer.chunk_ids(chunk)
-    steps.append(("tokens", [tokenizer.vocab[token_id] for token_id in ids]))
+    steps.append(("tokens", line_of(readable_texts(tokenizer, ids))))
     width = max(len(label) for label, _ in steps)
     lines = [title]
-    lines += [f"  {label:<{width}}  {drawn(tokenizer, tokens)}" for label, tokens in steps[:-1]]
+    lines += [f"  {label:<{width}}  {tokens}" for label, tokens in steps[:-1]]
     if stopped:
         lines.append(f"  {'...':<{width}}  (more merges follow; only the first {EXPLAIN_STEPS} are shown)")
-    lines.append(f"  {steps[-1][0]:<{width}}  {drawn(tokenizer, steps[-1][1])}")
+    lines.append(f"  {steps[-1][0]:<{width}}  {steps[-1][1]}")
     lines.append(f"  {'IDs':<{width}}  {' '.join(map(str, ids))}")
     return lines
 
@@ -421,48 +459,58 @@ def command_explain(args):
     ids = encode_text(tokenizer, text, False, note=False,
                       refusal="explain replays merges on ordinary text only, so leave it out")
     found = tokenizer.chunks(text)
-    replay = reference_encode_leftmost if merges_one_at_a_time(tokenizer) else reference_encode
-    lines = [] if replay is reference_encode else [
+    lines = [] if not merges_one_at_a_time(tokenizer) else [
         "(merges replayed one at a time, leftmost first, as Hugging Face does: some merges here rebuild a token)"]
     for number, chunk in enumerate(found[:EXPLAIN_CHUNKS], 1):
         title = visible(chunk) if len(chunk) <= EXPLAIN_TOKENS else f"{visible(chunk[:EXPLAIN_TOKENS])}... " \
             f"({len(chunk):,} characters)"
-        lines += explain_chunk(tokenizer, chunk, f"chunk {number} of {len(found)}: {title}", replay)
+        lines += explain_chunk(tokenizer, chunk, f"chunk {number} of {len(found)}: {title}")
     if len(found) > EXPLAIN_CHUNKS:
         lines.append(f"... {len(found) - EXPLAIN_CHUNKS:,} more chunks not replayed")
-    lines.append(f"tokens: {' '.join(id_text(tokenizer, token_id) for token_id in ids)}")
+    lines.append(f"tokens: {' '.join(readable_texts(tokenizer, ids))}")
     lines.append(f"IDs: {' '.join(map(str, ids))}")
     OUT.write("\n".join(lines) + "\n")
 
 
 def command_inspect(args):
-    """Print the pipeline in words (for an imported tokenizer), then the merged tokens by ID (the last ``--top N``
-    only), then the special and added tokens."""
+    """Print the pipeline in words (for an imported tokenizer), then the merged tokens by ID (with ``--top N`` the
+    tokens of the newest N merges), then the first special and added tokens (with ``--all-special`` all)."""
     tokenizer = load_tokenizer(args)
     base = {tokenizer.ids[token] for token in tokenizer.alphabet} | ({unknown_id(tokenizer)} - {None})
-    merged = [token_id for token_id, token in enumerate(tokenizer.vocab) if token in tokenizer.ids
-              and tokenizer.ids[token] == token_id and token_id not in base]
-    if args.top is not None:
-        merged = merged[-args.top:]
-    added = sorted(set(range(len(tokenizer))) - set(tokenizer.ids.values()) - {i for i, t in enumerate(tokenizer.vocab)
-                                                                             if t is None})
-    first_merges = first_merge_of(tokenizer)
-    kind = base_kind(tokenizer)
-    steps = pipeline_lines(tokenizer)  # (none for the lab's own kind, whose IDs are rebuilt from its merges)
+    added = set(described(tokenizer)["added_ids"]) | set(tokenizer.special_tokens.values()) | {
+        token_id for token_id, token in enumerate(tokenizer.vocab) if token is not None and token not in tokenizer.ids}
+    kind, steps = base_kind(tokenizer), pipeline_lines(tokenizer)  # (no steps for the lab's kind: IDs from merges)
     ids = f"of {len(tokenizer):,} IDs" if steps else f"IDs 0-{len(base) - 1}"
-    OUT.write(f"{len(base):,} base tokens ({kind}), {ids}; {len(tokenizer.merges):,} merges"
-              + (f" (making {len(first_merges):,} tokens)" if steps else "")
-              + (f", the newest {len(merged):,} shown" if args.top is not None else "")
-              + f"; {len(tokenizer.special_tokens):,} special tokens\n")
+    newest = min(args.top, len(tokenizer.merges)) if args.top is not None else None
+    made = f" (making {counted(len(set(map(''.join, tokenizer.merges))), 'token')})" if steps else ""
+    others = len(added) - len(tokenizer.special_tokens)
+    OUT.write(f"{counted(len(base), 'base token')} ({kind}), {ids}; {counted(len(tokenizer.merges), 'merge')}{made}"
+              + (f", the newest {newest:,} shown" if newest is not None else "")
+              + f"; {counted(len(tokenizer.special_tokens), 'special token')}"
+              + (f" and {counted(others, 'other added token')}" if others else "") + "\n")
     if steps:
         OUT.write("".join(f"  {line}\n" for line in steps))
     elif tokenizer.add_prefix_space:
         OUT.write("  a space is put before text that does not start with one (add_prefix_space)\n")
     rows = [("ID", "merge", "token", "made from")]
-    for token_id in merged + sorted(set(added) | set(tokenizer.special_tokens.values())):
-        number, parts = made_from(tokenizer, token_id, first_merges)
-        rows.append((str(token_id), number, id_text(tokenizer, token_id), parts))
+    if newest is not None:
+        rows += [merge_row(tokenizer, rank) for rank in range(len(tokenizer.merges) - newest, len(tokenizer.merges))]
+    else:
+        listed_apart = base | added
+        rows += [(str(token_id), *made_from_row(tokenizer, token_id)) for token_id, token in enumerate(tokenizer.vocab)
+                 if token in tokenizer.ids and tokenizer.ids[token] == token_id and token_id not in listed_apart]
+    listed = sorted(added) if args.all_special else sorted(added)[:SPECIAL_ROWS]
+    rows += [(str(token_id), *made_from_row(tokenizer, token_id)) for token_id in listed]
     OUT.write(format_table(rows, numbers=2))
+    if len(listed) < len(added):
+        OUT.write(f"... and {counted(len(added) - len(listed), 'more special or added token')} "
+                  "(--all-special lists them all)\n")
+
+
+def made_from_row(tokenizer, token_id):
+    """The merge, token and made-from cells of ``inspect``'s row for a vocabulary entry."""
+    number, parts = made_from(tokenizer, token_id)
+    return number, id_form(tokenizer, token_id), parts
 
 
 def command_convert(args):
@@ -479,8 +527,8 @@ def command_convert(args):
         tokenizer = Tokenizer.load_tiktoken(args.source, args.pattern, dict(args.special), raw=raw)
     tokenizer.save(args.output)
     cut = "Hugging Face's pipeline (inspect shows it)" if tokenizer.pipeline else f"pattern {tokenizer.pattern}"
-    OUT.write(f"{args.output}: {len(tokenizer):,} IDs, {len(tokenizer.merges):,} merges, {cut}, "
-              f"{len(tokenizer.special_tokens):,} special tokens\n")
+    OUT.write(f"{args.output}: {counted(len(tokenizer), 'ID')}, {counted(len(tokenizer.merges), 'merge')}, {cut}, "
+              f"{counted(len(tokenizer.special_tokens), 'special token')}\n")
 
 
 @contextlib.contextmanager

@@ -32,7 +32,7 @@ from bpelab.byte_level import replace_lone_surrogates
 from bpelab.commands.drawing import DEFAULT_TEXT, merge_tree
 from bpelab.commands.page_files import inline_page, source_hash
 from bpelab.messages import readable_name
-from bpelab.text.readable import token_spans, token_texts, visible
+from bpelab.text.readable import decodes_bytes, held_mark, token_parts, token_stream, token_texts
 
 MAX_CHARS = 100_000
 """The longest text, in characters, one request may ask to encode."""
@@ -45,18 +45,51 @@ TIMEOUT = 10.0
 
 
 def encode_all(tokenizers, text):
-    """What the page draws for ``text``: for each ``(label, tokenizer)``, its IDs, pieces and counts."""
+    """What the page draws for ``text``: for each ``(label, tokenizer)``, its IDs, pieces, drawing and counts."""
     results = []
     for label, tokenizer in tokenizers:
         ids = tokenizer.encode(text, allowed_special="all")
         seen = replace_lone_surrogates(text) if tokenizer.byte_level else text
         results.append({
-            "label": label, "ids": ids, "pieces": token_texts(tokenizer, seen, ids),
-            "shown": [visible(span) for span in token_spans(tokenizer, seen, ids)],
+            "label": label, "ids": ids, "pieces": token_texts(tokenizer, seen, ids), **drawn_tokens(tokenizer, ids, seen),
             "unknown": [token_id == 0 and not tokenizer.byte_level for token_id in ids],
             "characters": len(text), "bytes": len(seen.encode("utf-8")),
         })
     return {"results": results}
+
+
+def drawn_tokens(tokenizer, ids, text):
+    """How the page draws the tokens ``ids`` of ``text``, in the readable form (``bpelab.text.readable``).
+
+    ``shown``: each token's readable form. A character cut between tokens is
+    drawn once, across the chips that share it: ``split`` lists each such
+    character as ``[first token, last token, the character]``; ``parts`` is,
+    for each token that holds part of one (None for the others), its pieces
+    in order, a string of whole characters or ``[index in split, the bytes
+    held]`` (``"1-2/3"``); ``around`` is, for such a token, ``[the
+    characters it lies in, the byte where it starts in them]``, which the
+    page sends back to have its tree read in place (``merge_tree``'s context).
+    """
+    every = token_parts(tokenizer, ids, text)
+    owners = {}
+    for index, parts in enumerate(every):
+        for part in parts:
+            if part.held is not None:
+                owners.setdefault(part.unit, [index, index, part.text])[1] = index
+    number = {unit: at for at, unit in enumerate(unit for unit, (first, last, _) in owners.items() if first != last)}
+    split = [owners[unit] for unit in number]
+    drawn = {"shown": ["".join(map(str, parts)) for parts in every], "split": split,
+             "parts": [None] * len(ids), "around": [None] * len(ids)}
+    if not split:
+        return drawn
+    stream, starts = token_stream(tokenizer, ids) if decodes_bytes(tokenizer) else (None, None)
+    for index, parts in enumerate(every):
+        if any(part.unit in number for part in parts):
+            drawn["parts"][index] = [[number[part.unit], held_mark(part.held)[1:-1]] if part.unit in number
+                                     else str(part) for part in parts]
+            first, last = stream.units[parts[0].unit][0], stream.units[parts[-1].unit][1]
+            drawn["around"][index] = [stream.data[first:last].decode("utf-8", "replace"), starts[index] - first]
+    return drawn
 
 
 class ViewServer(ThreadingHTTPServer):
@@ -158,11 +191,13 @@ class Handler(BaseHTTPRequestHandler):
             return json_answer(encode_all(self.server.tokenizers, text))
 
     def explain(self):
-        """``POST /explain``: the body is ``{"tokenizer": index, "id": token ID}``."""
+        """``POST /explain``: the body is ``{"tokenizer": index, "id": token ID}``, and for a token that holds part
+        of a character ``"around": [text, start]`` (its ``around`` in ``/encode``'s answer: ``merge_tree``'s
+        context)."""
         try:
             asked = json.loads(self.body().decode("utf-8"))
-            index, token_id = asked["tokenizer"], asked["id"]
-        except (ValueError, TypeError, KeyError, RecursionError):
+            index, token_id, around = asked["tokenizer"], asked["id"], asked.get("around")
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
             raise Refused(400, 'expected {"tokenizer": N, "id": N}') from None
         if type(index) is not int or not 0 <= index < len(self.server.tokenizers):
             raise Refused(400, "no such tokenizer")
@@ -170,7 +205,11 @@ class Handler(BaseHTTPRequestHandler):
         if type(token_id) is not int or not 0 <= token_id < len(tokenizer):
             raise Refused(400, "no such token ID")
         with self.server.lock:
-            return json_answer(merge_tree(tokenizer, token_id))
+            try:
+                return json_answer(merge_tree(tokenizer, token_id, context=None if around is None else tuple(around)))
+            except (TypeError, ValueError):
+                raise Refused(400, "around must be [the characters the token lies in, the byte where it starts]") \
+                    from None
 
     def answer(self, make):
         """Send what ``make()`` gives, ``(body, content type)``, or the refusal it raises; then close."""

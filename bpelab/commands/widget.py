@@ -45,6 +45,7 @@ import json
 from bpelab.commands.drawing import DEFAULT_TEXT
 from bpelab.commands.page_files import inline_page
 from bpelab.merges.engine import TIE_RULES
+from bpelab.text import readable
 
 
 DEFAULT_TEST = "the maker baked cakes"
@@ -69,7 +70,8 @@ def page(text=DEFAULT_TEXT, test=DEFAULT_TEST):
             raise TypeError(f"{name} must be a str, not {type(value).__name__}")
         if len(value) > MAX_CHARS:  # the page would refuse to start from it
             raise ValueError(f"{name} has {len(value):,} characters; the page takes at most {MAX_CHARS:,}")
-    start = script_literal({"text": text, "test": test, "maxChars": MAX_CHARS, "tieRules": TIE_RULES})
+    start = script_literal({"text": text, "test": test, "maxChars": MAX_CHARS, "tieRules": TIE_RULES,
+                            "names": readable.NAMES, "showsNothing": readable.SHOWS_NOTHING})
     return inline_page("widget").html.replace(START_MARKER, start, 1)
 
 

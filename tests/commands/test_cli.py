@@ -58,8 +58,9 @@ ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 STYLED = re.compile(r"\x1b\[([0-9;]+)m([^\x1b]*)\x1b\[0m")
 RED = {"1;97;41", "1;97;101"}
 
-# README's first merges, copied in as facts: ``train --verbose`` prints this table.
-README_FIRST_MERGES = """\
+# The lesson's first merges, copied in as facts: ``train --verbose --vocab-form`` prints this table, as the lesson
+# writes it; plain ``--verbose`` the same merges in the readable form (``READABLE_FIRST_MERGES``).
+LESSON_FIRST_MERGES = """\
 | merge | pair | token | count |
 | --- | --- | --- | --- |
 | 1 | `" "` + `"t"` | `" t"` | 2,400 |
@@ -68,6 +69,16 @@ README_FIRST_MERGES = """\
 | 4 | `" "` + `"g"` | `" g"` | 1,186 |
 | 5 | `" "` + `"b"` | `" b"` | 1,101 |
 | 6 | `" "` + `"a"` | `" a"` | 1,072 |
+"""
+READABLE_FIRST_MERGES = """\
+| merge | pair | token | count |
+| --- | --- | --- | --- |
+| 1 | `␣` + `t` | `␣t` | 2,400 |
+| 2 | `h` + `e` | `he` | 1,798 |
+| 3 | `␣t` + `he` | `␣the` | 1,600 |
+| 4 | `␣` + `g` | `␣g` | 1,186 |
+| 5 | `␣` + `b` | `␣b` | 1,101 |
+| 6 | `␣` + `a` | `␣a` | 1,072 |
 """
 
 
@@ -212,10 +223,14 @@ class TrainTests(CommandLineTestCase):
         with open(CORPUS, "rb") as stream:
             corpus = stream.read()
         out = os.path.join(FOLDER, "stdin128.json")
-        result = run_here("train", "-", "--vocab-size", "128", "-o", out, "--verbose", stdin=corpus)
+        result, lesson = run_all_here(("train", "-", "--vocab-size", "128", "-o", out, "--verbose", corpus),
+                                      ("train", "-", "--vocab-size", "34", "-o", out + ".6", "--verbose", "--vocab-form",
+                                       corpus))
+        self.assertSucceeds(lesson)
+        self.assertEqual("\n".join(lesson.stdout.decode().splitlines()[:8]) + "\n", LESSON_FIRST_MERGES)
         self.assertSucceeds(result)
         *table, summary = result.stdout.decode().splitlines()
-        self.assertEqual("\n".join(table[:8]) + "\n", README_FIRST_MERGES)
+        self.assertEqual("\n".join(table[:8]) + "\n", READABLE_FIRST_MERGES)
         self.assertEqual(len(table), 2 + 81)
         self.assertEqual(len(load_json(out)["merges"]), 81)
         for fact in ("109 tokens", "81 merges learned", "no pair occurs twice", "3.647 characters per token"):
@@ -290,7 +305,7 @@ class EncodeDecodeTests(CommandLineTestCase):
         shown, encoded, trained, refused = real
         for result in (shown, encoded, trained):
             self.assertSucceeds(result)
-        self.assertEqual(shown.stdout.splitlines()[0], "│".join(tokenizer.token_texts(text)).encode())
+        self.assertEqual(shown.stdout.splitlines()[0], "│".join(tokenizer.readable_tokens(text)).encode())
         self.assertEqual(encoded.stdout.split(), [str(token_id).encode() for token_id in tokenizer.encode(text)])
         self.assertTrue(os.path.isfile(os.path.join(os.fsencode(FOLDER), "thé".encode() + b".json")))
         self.assertTrue(trained.stdout.startswith(named.encode() + b": 40 tokens"), trained.stdout)  # (once a failure)
@@ -393,18 +408,18 @@ class ShowTests(CommandLineTestCase):
         self.assertIn(b"2 characters not in the tokenizer's alphabet", result.stderr)
         self.assertEqual(result.stdout.decode(), self.PLAIN)
 
-    def test_marks_and_the_boundary_are_escaped_where_they_are_text(self):
+    def test_marks_and_the_boundary_are_named_where_they_are_text(self):
         result = run_here("show", "-t", MARKS_TOKENIZER, "a b\t\n\\│␣↵⇥")
         shown, footer = result.stdout.decode().rsplit("\n", 2)[:2]
         self.assertEqual(shown.split("│"),
-                         ["a", "␣", "b", "⇥", "↵\n", "\\\\", "\\u2502", "\\u2423", "\\u21b5", "\\u21e5"])
+                         ["a", "␣", "b", "⇥", "↵\n", "\\", "⟨U+2502⟩", "⟨U+2423⟩", "⟨U+21B5⟩", "⟨U+21E5⟩"])
         self.assertEqual(footer, "10 characters, 10 tokens, 1.000 characters per token")
 
-    def test_byte_level_shows_a_cut_character_as_its_bytes(self):
-        self.assertEqual(run_here("show", "-t", BYTES, "☕").stdout.decode().splitlines()[0], "\\xe2│\\x98│\\x95")
+    def test_byte_level_shows_a_cut_character_and_the_bytes_each_token_holds(self):
+        self.assertEqual(run_here("show", "-t", BYTES, "☕").stdout.decode().splitlines()[0], "☕[1/3]│☕[2/3]│☕[3/3]")
         text = "מיה-café☕"
         shown = run_here("show", "-t", BYTES, text).stdout.decode().splitlines()[0]
-        self.assertEqual(shown.split("│"), bpe.Tokenizer.load(BYTES).token_texts(text))  # one convention for both
+        self.assertEqual(shown.split("│"), bpe.Tokenizer.load(BYTES).readable_tokens(text))  # one form for both
 
     @unittest.skipIf(pty is None, "needs a pseudo-terminal")
     def test_a_terminal_gets_colours_that_differ_between_neighbours(self):
@@ -460,8 +475,8 @@ class ExplainTests(CommandLineTestCase):
                          [["start", "c", "a", "<unk>"], ["tokens", "c", "a", "<unk>"], ["IDs", "7", "5", "0"]])
         self.assertEqual(lines[4:6], [["chunk", "2", "of", "2:", "é"], ["start", "<unk>"]])
         lines = self.lines("explain", "-t", BYTES, "café")
-        self.assertEqual(lines[1], ["start", "c", "a", "f", "\\xc3", "\\xa9"])
-        self.assertEqual(lines[2][2:], ["\\xc3", "+", "\\xa9", "c", "a", "f", "é"])
+        self.assertEqual(lines[1], ["start", "c", "a", "f", "é[1/2]", "é[2/2]"])  # each byte in its character
+        self.assertEqual(lines[2][2:], ["é[1/2]", "+", "é[2/2]", "c", "a", "f", "é"])
         self.assertEqual(lines[-1], ["IDs:"] + run_here("encode", "-t", BYTES, "café").stdout.decode().split())
 
 
@@ -570,7 +585,7 @@ class PipesAndStreamsTests(CommandLineTestCase):
         lines = [process.stdout.readline() for _ in range(3)]  # like | head -3
         process.stdout.close()
         _, stderr = process.communicate(timeout=60)  # (closes stdin and stderr too)
-        self.assertEqual(lines[2], b"| 1 | `\" \"` + `\"t\"` | `\" t\"` | 2,400 |\n")
+        self.assertEqual(lines[2].decode(), "| 1 | `␣` + `t` | `␣t` | 2,400 |\n")
         self.assertEqual((process.returncode, stderr), (141, b""))
         with open(out, "rb") as mine, open(LAB, "rb") as lab:
             self.assertEqual(mine.read(), lab.read())

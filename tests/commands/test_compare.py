@@ -162,16 +162,21 @@ class TheCommand(unittest.TestCase):
             expected.append(f"text {number} of 2")
             for label, tok in ((os.path.join(ROOT, "tokenizer.json"), LAB), ("bytes.json", BYTES)):
                 record, = bpe.compare({label: tok}, [text])
-                spans = readable.token_spans(tok, text, record["ids"])
+                forms = readable.readable_texts(tok, record["ids"], text)
                 unknown = [token_id == 0 and not tok.byte_level for token_id in record["ids"]]
                 counts = (f"{label}: {record['tokens']} tokens, {record['bytes_per_token']:.3f} bytes and "
                           f"{record['chars_per_token']:.3f} characters per token")
                 expected += [counts + (f", {sum(unknown)} unknown" if any(unknown) else "")]
-                expected += drawing.render_plain(spans, unknown).splitlines()
+                expected += drawing.render_plain(forms, unknown).splitlines()
             expected.append("")
         lines = result.stdout.splitlines()
         self.assertEqual(lines[:len(expected)], expected)
-        self.assertEqual(lines[len(expected)], "tokens  bytes per token  characters per token  tokenizer")
+        self.assertEqual(lines[len(expected)], "tokens  bytes per token  characters per token  unknown  tokenizer")
+        lab = [record for record in bpe.compare({"lab": LAB}, texts)]
+        unknown, tokens = sum(record["ids"].count(0) for record in lab), sum(record["tokens"] for record in lab)
+        self.assertEqual(lines[len(expected) + 1].split()[3:], [f"{unknown}", f"({unknown / tokens:.0%})",
+                                                                os.path.join(ROOT, "tokenizer.json")])
+        self.assertEqual(lines[len(expected) + 2].split()[3:], ["-", "bytes.json"])
         self.assertEqual(len(lines), len(expected) + 3)
 
     def test_json_and_languages_with_a_chart(self):

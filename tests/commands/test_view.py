@@ -27,11 +27,11 @@ import time
 import unittest
 from unittest import mock
 
-from bpe import Tokenizer, reference_encode
+from bpe import Tokenizer
 from bpelab.commands import cli, drawing, view
-from bpelab.text import readable
 from make_corpus import corpus
-from tests.clients import official_tokenizer, skip_or_fail
+from tests.clients import model_file, official_tokenizer, open_model, skip_or_fail
+from tests.lab_samples import FORM_SCRIPTS
 from tests.commands.test_widget import CHROMIUM, DESKTOP, PHONE, open_browser
 from tests import ROOT
 
@@ -263,7 +263,9 @@ class SafetyTests(unittest.TestCase):
                 ids = tok.encode(text, allowed_special="all")
                 self.assertEqual(result["ids"], ids, text)
                 self.assertEqual(result["pieces"], tok.token_texts(text, allowed_special="all"))
-                self.assertEqual(result["shown"], [readable.visible(span) for span in readable.token_spans(tok, text, ids)])
+                self.assertEqual(result["shown"], tok.readable_tokens(text, allowed_special="all"))
+                self.assertEqual({key: result[key] for key in ("shown", "split", "parts", "around")},
+                                 view.drawn_tokens(tok, ids, text))
         for index, tok in enumerate((LAB, STORY)):
             for token_id in (0, 5, len(tok.ids) - 1, len(tok) - 1):
                 body = json.dumps({"tokenizer": index, "id": token_id}).encode()
@@ -297,14 +299,23 @@ class MergeTrees(unittest.TestCase):
                 drawing.merge_tree(gapped, wrong)
 
     def test_a_long_chain_is_cut_short(self):
-        chain = Tokenizer(["a"], [("a" * k, "a") for k in range(1, 1200)])  # the last token: 1,200 a's
+        letters = [chr(0x4E00 + number) for number in range(1200)]  # the last token: 1,200 letters, one merge each
+        chain = Tokenizer(letters, [("".join(letters[:k]), letters[k]) for k in range(1, 1200)])
         built = drawing.merge_tree(chain, len(chain) - 1)
         self.assertEqual((len(built["nodes"]), built["more"]), (drawing.MAX_TREE_NODES, 2 * 1200 - 1 - 1000))
+
+    def test_a_token_its_merges_do_not_build(self):
+        """A merge may make a token that replaying its characters never reaches: the tree would be a story."""
+        repeated = Tokenizer(["a"], [("a", "a"), ("aa", "aa"), ("a", "aa")])  # "aaa" alone is aa a: (a, a) first
+        self.assertEqual(repeated.chunk_ids("aaa"), [repeated.ids["aa"], repeated.ids["a"]])
+        built = drawing.merge_tree(repeated, repeated.ids["aaa"])
+        self.assertEqual(built["nodes"], [])
+        self.assertIn("no merge builds it: its merges make 2 tokens of its bytes", built["reason"])
 
 
 def explain_steps(tok, text):
     """The merge steps ``bpe explain`` prints for a one-chunk text, as ``merge N: left + right``."""
-    lines = cli.explain_chunk(tok, text, "", reference_encode)
+    lines = cli.explain_chunk(tok, text, "")
     return sorted({match.group(1) for line in lines for match in [re.match(r"  (merge \d+: .+?)\s{2,}", line)]
                    if match})
 
@@ -313,9 +324,37 @@ READ_PAGE = """() => [...document.querySelectorAll("#out section")].map(section 
     label: section.querySelector("h2").textContent,
     ids: [...section.querySelectorAll(".tok")].map(token => Number(token.querySelector(".id").textContent)),
     shown: [...section.querySelectorAll(".tok .piece")].map(piece => piece.textContent),
+    titles: [...section.querySelectorAll(".tok")].map(token => token.title),
     pieces: [...section.querySelectorAll(".tok")].map(token => token.dataset.piece),
+    shared: [...section.querySelectorAll(".group")].map(group => [...group.children].map(child =>
+        child.classList.contains("char") ? [child.textContent, child.style.gridColumn] : child.style.gridColumn)),
     counts: section.querySelector(".counts").textContent,
 }))"""
+
+
+def chip_texts(drawn):
+    """What each chip of ``view.drawn_tokens`` shows: its readable form, a share of a cut character as the bytes it
+    holds (the character itself is drawn once, under the chips that share it)."""
+    return [shown if parts is None else "".join(part if isinstance(part, str) else f"[{part[1]}]" for part in parts)
+            for shown, parts in zip(drawn["shown"], drawn["parts"])]
+
+
+def groups(drawn):
+    """The groups of chips that share cut characters, as the page lays them out: each chip's column, then each cut
+    character with the columns it spans (see ``READ_PAGE``)."""
+    found, position, starts = [], 0, {first: index for index, (first, _, _) in enumerate(drawn["split"])}
+    while position < len(drawn["shown"]):
+        if position not in starts:
+            position += 1
+            continue
+        index, first, last, chars = starts[position], position, position, []
+        while index < len(drawn["split"]) and drawn["split"][index][0] <= last:
+            start, end, text = drawn["split"][index]
+            chars.append([text, f"{start - first + 1} / {end - first + 2}"])
+            last, index = max(last, end), index + 1
+        found.append([str(column) for column in range(1, last - first + 2)] + chars)
+        position = last + 1
+    return found
 
 CLICK_AND_READ_TREE = """async ([index, position, id]) => {
     const section = document.querySelectorAll("#out section")[index];
@@ -344,10 +383,16 @@ class PageTests(unittest.TestCase):
         cls.o200k = official_tokenizer("o200k")
         cls.tokenizers = {"o200k": cls.o200k, "tokenizer.json": LAB, "story <&> bytes": STORY}
         cls.served = Server(cls.tokenizers)
+        if model_file("llama2") is None:
+            cls.served.stop()
+            skip_or_fail("the model file llama2.json is not here")
+        cls.kinds = {"cl100k": official_tokenizer("cl100k"), "llama2": open_model("llama2")}  # bytes; byte fallback
+        cls.kinds_served = Server(cls.kinds)
         try:
             cls.playwright, cls.browser, cls.page, cls.errors = open_browser()
         except BaseException:
             cls.served.stop()
+            cls.kinds_served.stop()
             raise
 
     @classmethod
@@ -355,6 +400,7 @@ class PageTests(unittest.TestCase):
         cls.browser.close()
         cls.playwright.stop()
         cls.served.stop()
+        cls.kinds_served.stop()
 
     def setUp(self):
         self.page.goto(self.served.origin + "/")
@@ -388,12 +434,38 @@ class PageTests(unittest.TestCase):
                 ids = tok.encode(text, allowed_special="all")
                 self.assertEqual(section["ids"], ids, text)
                 self.assertEqual(section["pieces"], tok.token_texts(text, allowed_special="all"))
-                self.assertEqual(section["shown"],
-                                 [readable.visible(span) for span in readable.token_spans(tok, text, ids)])
-                self.assertTrue(section["counts"].startswith(f"{len(ids):,} tokens, {len(text):,} characters"))
+                drawn = view.drawn_tokens(tok, ids, text)
+                self.assertEqual((section["shown"], section["titles"]), (chip_texts(drawn), drawn["shown"]))
+                self.assertEqual(section["shared"], groups(drawn))
+                self.assertTrue(section["counts"].startswith(
+                    f"{drawing.counted(len(ids), 'token')}, {drawing.counted(len(text), 'character')}"))
         injected = self.page.evaluate("[window.hacked, document.querySelectorAll('#out script, #out img, #out b')"
                                       ".length]")
         self.assertEqual(injected, [None, 0], "token text went in as text, never as HTML")
+
+    def test_every_script_in_a_byte_level_and_a_byte_fallback_model(self):
+        """Each script's tokens in the readable form, a character cut between tokens drawn once under its chips; a
+        click on a token that holds part of one shows its tree read in place, as explain reads it in its chunk."""
+        self.page.goto(self.kinds_served.origin + "/")
+        self.wait_until("() => window.bpeView && window.bpeView.ready()")
+        for script, text in FORM_SCRIPTS.items():
+            shown = self.type_text(text)
+            for section, tok in zip(shown, self.kinds.values()):
+                with self.subTest(script=script, tokenizer=section["label"]):
+                    ids = tok.encode(text, allowed_special="all")
+                    drawn = view.drawn_tokens(tok, ids, text)
+                    self.assertEqual(section["ids"], ids)
+                    self.assertEqual((section["shown"], section["titles"]), (chip_texts(drawn), drawn["shown"]))
+                    self.assertEqual(section["shared"], groups(drawn))
+        self.type_text("नमस्ते")
+        cut = self.kinds["cl100k"].encode("नमस्ते")[3]  # ् and the first two of the three bytes of त
+        tree = self.page.evaluate(CLICK_AND_READ_TREE, [0, 3, cut])
+        expected = drawing.merge_tree(self.kinds["cl100k"], cut, context=("्त", 0))
+        self.assertEqual(tree["made"], [node["text"] for node in expected["nodes"] if node["merge"]])
+        self.assertEqual(tree["made"][:2], ["्त[1-2/3]", "्"])
+        self.assertEqual(tree["steps"][0], f"merge {expected['nodes'][0]['merge']}: ् + त[1-2/3]")
+        explained = cli.explain_chunk(self.kinds["cl100k"], "्त", "")
+        self.assertIn(["tokens", "्त[1-2/3]", "त[3/3]"], [line.split() for line in explained])  # as in its chunk
 
     def test_the_policy_stops_an_injected_script(self):
         blocked = self.page.evaluate("""() => new Promise(done => {

@@ -9,7 +9,6 @@ merges must equal bpe.py's on random texts. Without Playwright or Chromium
 the module is skipped.
 """
 
-import codecs
 import os
 import random
 import shutil
@@ -18,6 +17,7 @@ import unittest
 
 import bpe
 from bpelab.commands import widget
+from bpelab.text import readable
 from tests.clients import skip_or_fail
 
 try:
@@ -141,19 +141,20 @@ class WidgetTest(unittest.TestCase):
 class TheTutorialsFigures(WidgetTest):
     """The default page, clicked through, shows the figures the tutorial quotes."""
 
-    WORDS = [["the", 1], ["\u00b7caf\u00e9", 2], ["\u00b7baker", 1], ["\u00b7bakes", 2], ["\u00b7cakes", 1],
-             [",", 1], ["\u00b7the", 1], ["\u00b7souffl\u00e9", 1]]
-    FIRST_SEEN = [("a", "k", 4, 46), ("ak", "e", 4, 42), (" ", "c", 3, 39), (" ", "b", 3, 36), (" b", "ake", 3, 33)]
-    SMALLEST = FIRST_SEEN[:2] + [(" ", "b", 3, 39), (" ", "c", 3, 36)] + FIRST_SEEN[4:]
-    SPLIT = "t h e \u00b7 m ake r \u00b7bake d \u00b7c ake s"
-    SPLIT_WITH_UNKNOWNS = "t h e \u00b7 ?m ake r \u00b7bake ?d \u00b7c ake s"
+    WORDS = [["the", 1], ["\u2423caf\u00e9", 2], ["\u2423baker", 1], ["\u2423bakes", 2], ["\u2423cakes", 1],
+             [",", 1], ["\u2423the", 1], ["\u2423souffl\u00e9", 1]]
+    FIRST_SEEN = [("a", "k", 4, 46), ("ak", "e", 4, 42), ("\u2423", "c", 3, 39), ("\u2423", "b", 3, 36),
+                  ("\u2423b", "ake", 3, 33)]
+    SMALLEST = FIRST_SEEN[:2] + [("\u2423", "b", 3, 39), ("\u2423", "c", 3, 36)] + FIRST_SEEN[4:]
+    SPLIT = "t h e \u2423 m ake r \u2423bake d \u2423c ake s"
+    SPLIT_WITH_UNKNOWNS = "t h e \u2423 ?m ake r \u2423bake ?d \u2423c ake s"
 
     def test_characters_first_seen(self):
         self.assertTrue(self.page.get_by_label("first seen").is_checked(), "first seen is the tutorial's rule")
         before = self.screen()
         self.assertEqual((before["k"], before["V"], before["L"]), ("0", "16", "50"))
         self.assertEqual(before["words"], self.WORDS)
-        self.assertEqual(before["test"], "t h e \u00b7 ?m a k e r \u00b7 b a k e ?d \u00b7 c a k e s")
+        self.assertEqual(before["test"], "t h e \u2423 ?m a k e r \u2423 b a k e ?d \u2423 c a k e s")
         for k, merge in enumerate(self.FIRST_SEEN, start=1):
             self.click_next(1)
             shown = self.screen()
@@ -177,13 +178,13 @@ class TheTutorialsFigures(WidgetTest):
         self.assertEqual(before["words"], self.WORDS, "the words do not depend on the level")
         self.click_next(5)
         merges = self.merges_shown()
-        self.assertEqual(merges[3], ("C3", "A9", 3, 39), "merge 4 joins the two bytes of \u00e9")
+        self.assertEqual(merges[3], ("\u00e9[1/2]", "\u00e9[2/2]", 3, 39), "merge 4 joins the two bytes of \u00e9")
         self.assertEqual(self.page.text_content("#merges tr:nth-child(4) td:nth-child(4)"), "\u00e9")
-        self.assertEqual(self.screen()["test"], "t h e \u00b7 m ake r \u00b7b ake d \u00b7c ake s")
+        self.assertEqual(self.screen()["test"], "t h e \u2423 m ake r \u2423b ake d \u2423c ake s")
         self.click_next(1)
         shown = self.screen()
         self.assertEqual((shown["k"], shown["V"], shown["L"]), ("6", "23", "33"))
-        self.assertEqual(shown["test"], self.SPLIT, "\u00b7bake forms at merge 6; at the byte level nothing is unknown")
+        self.assertEqual(shown["test"], self.SPLIT, "\u2423bake forms at merge 6; at the byte level nothing is unknown")
 
     def test_bytes_smallest_pair(self):
         self.page.get_by_label("start from UTF-8 bytes").check()
@@ -296,18 +297,13 @@ class SameMergesAsBpePy(WidgetTest):
         self.assertEqual([merge["token"] for merge in merges], ["aa", "ab"])
 
 
-codecs.register_error("widget-hex", lambda error: (
-    "".join(f"{byte:02X}" for byte in error.object[error.start:error.end]), error.end))
-
-
-def widget_string(display):
-    """A byte-level token as the widget spells it: whole UTF-8 characters as themselves, other bytes as hex.
-
-    Python's decoder reports each stretch of bytes that is not a whole
-    character; the error handler ``widget-hex`` writes them as two hex digits
-    each.
-    """
-    return bpe.display_to_bytes(display).decode("utf-8", errors="widget-hex")
+def readable_pair(left, right, byte_level):
+    """A pair and the token it makes in the readable form, as the widget reads them: the two parts together, the
+    token alone (``bpelab.text.readable``, the command line's form)."""
+    if not byte_level:
+        return [readable.visible(left), readable.visible(right)], readable.visible(left + right)
+    pair = readable.bytes_texts([bpe.display_to_bytes(left), bpe.display_to_bytes(right)])
+    return pair, readable.bytes_texts([bpe.display_to_bytes(left + right)])[0]
 
 
 def expected_merges(text, byte_level, ties, min_count=2):
@@ -318,14 +314,13 @@ def expected_merges(text, byte_level, ties, min_count=2):
     """
     history = bpe.Tokenizer.train(text, 100_000, byte_level=byte_level, pattern="gpt2", ties=ties,
                                   min_count=min_count).history
-    spell = widget_string if byte_level else str
     tokens = [tuple(bpe.bytes_to_display(chunk.encode()) if byte_level else chunk)
               for chunk in bpe.chunks(text, "gpt2")]
     expected = []
     for entry in history:
         tokens = [bpe.merge_pair(chunk, tuple(entry["pair"])) for chunk in tokens]
-        expected.append({"pair": [spell(part) for part in entry["pair"]], "token": spell(entry["token"]),
-                         "count": entry["count"], "left": sum(map(len, tokens))})
+        pair, token = readable_pair(*entry["pair"], byte_level)
+        expected.append({"pair": pair, "token": token, "count": entry["count"], "left": sum(map(len, tokens))})
     return expected
 
 

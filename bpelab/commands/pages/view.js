@@ -23,38 +23,82 @@ function perToken(amount, tokens) {
   return tokens ? (amount / tokens).toFixed(3) : "-";
 }
 
+function counted(number, noun) {  // "1 token", "2 tokens"
+  return number.toLocaleString("en") + " " + noun + (number === 1 ? "" : "s");
+}
+
+// A token's chip: its readable form (a part of a character cut between tokens as the bytes it holds, "[1-2/3]",
+// the character itself drawn once under the chips that share it), and its ID.
+function chip(result, position, onClick) {
+  const id = result.ids[position];
+  const token = element("button", "tok c" + (position % 5) + (result.unknown[position] ? " unknown" : ""));
+  token.type = "button";
+  token.dataset.id = id;
+  token.dataset.piece = result.pieces[position];
+  token.title = result.shown[position];
+  token.setAttribute("aria-pressed", "false");
+  const piece = element("span", "piece");
+  for (const part of result.parts[position] ?? [result.shown[position]]) {
+    piece.append(typeof part === "string" ? part : element("span", "share", "[" + part[1] + "]"));
+  }
+  token.append(piece, element("span", "id", String(id)));
+  token.addEventListener("click", () => onClick(token, id, result.around[position]));
+  return token;
+}
+
+// The chips, a run of them that share cut characters in one group: the chips in a row, and under them each
+// shared character once, across its chips (neighbouring ones on two lines, as they may share a chip).
+function chips(result, onClick) {
+  const tokens = element("div", "tokens");
+  const splitAt = new Map(result.split.map((split, index) => [split[0], index]));
+  for (let position = 0; position < result.ids.length;) {
+    if (!splitAt.has(position)) {
+      tokens.append(chip(result, position++, onClick));
+      continue;
+    }
+    const group = element("span", "group"), first = position, shared = [];
+    let last = position;
+    for (let index = splitAt.get(position); index < result.split.length && result.split[index][0] <= last; index++) {
+      const [from, to, text] = result.split[index];
+      const character = element("bdi", "char", text);
+      character.style.gridColumn = (from - first + 1) + " / " + (to - first + 2);
+      character.style.gridRow = String(2 + index % 2);
+      shared.push(character);
+      last = Math.max(last, to);
+    }
+    for (; position <= last; position++) {
+      const token = chip(result, position, onClick);
+      token.style.gridColumn = String(position - first + 1);
+      group.append(token);
+    }
+    group.append(...shared);
+    tokens.append(group);
+  }
+  return tokens;
+}
+
 function draw(results) {
   out.replaceChildren();
   results.forEach((result, index) => {
     const section = element("section", "tokenizer");
     section.append(element("h2", "", result.label));
     const count = result.ids.length;
-    section.append(element("p", "counts", count.toLocaleString("en") + " tokens, " +
-      result.characters.toLocaleString("en") + " characters, " + perToken(result.characters, count) +
-      " characters and " + perToken(result.bytes, count) + " bytes per token"));
-    const tokens = element("div", "tokens");
+    section.append(element("p", "counts", counted(count, "token") + ", " + counted(result.characters, "character") +
+      ", " + perToken(result.characters, count) + " characters and " + perToken(result.bytes, count) +
+      " bytes per token"));
     const built = element("div", "built");
     built.setAttribute("aria-live", "polite");
-    result.ids.forEach((id, position) => {
-      const token = element("button", "tok c" + (position % 5) + (result.unknown[position] ? " unknown" : ""));
-      token.type = "button";
-      token.dataset.id = id;
-      token.dataset.piece = result.pieces[position];
-      token.setAttribute("aria-pressed", "false");
-      token.append(element("span", "piece", result.shown[position]), element("span", "id", String(id)));
-      token.addEventListener("click", () => explain(index, id, token, tokens, built));
-      tokens.append(token);
-    });
+    const tokens = chips(result, (token, id, around) => explain(index, id, around, token, tokens, built));
     section.append(tokens, built);
     out.append(section);
   });
 }
 
-async function explain(index, id, token, tokens, built) {
+async function explain(index, id, around, token, tokens, built) {
   tokens.querySelectorAll("[aria-pressed=true]").forEach(other => other.setAttribute("aria-pressed", "false"));
   token.setAttribute("aria-pressed", "true");
   try {
-    const tree = await post("/explain", JSON.stringify({tokenizer: index, id: id}));
+    const tree = await post("/explain", JSON.stringify({tokenizer: index, id: id, around: around}));
     drawTree(built, tree);
   } catch (error) {
     status.textContent = error.message;
@@ -69,10 +113,8 @@ function drawTree(built, tree) {
   const title = element("p", "title", "ID " + tree.id + ": ");
   title.append(isolated("", tree.text));
   built.replaceChildren(title);
-  if (tree.reason !== null) {
-    built.append(element("p", "reason", tree.reason));
-    return;
-  }
+  if (tree.reason !== null) built.append(element("p", "reason", tree.reason));
+  if (tree.nodes.length === 0) return;
   const top = element("ul");
   const lists = [top];  // lists[d]: where nodes of depth d go (the nodes come in pre-order)
   for (const node of tree.nodes) {

@@ -167,52 +167,107 @@ function split(words, run) {
 }
 
 // ---------------------------------------------------------------------------
-// 4. Showing tokens. Characters stand for themselves; at the byte level a
-// byte that is not part of a whole UTF-8 character is written as two hex
-// digits, the way half of "\u00E9" looks before its second byte is merged.
+// 4. Showing tokens, in the lab's readable form (as bpe show draws them: see
+// bpelab/text/readable.py). A whole character is itself; a space, a tab, a
+// line feed and a carriage return are marks; a character that shows nothing
+// is its name between angle brackets; a token that holds part of a character
+// is that character with the bytes it holds, "\u00E9[1/2]". Which character a
+// byte belongs to depends on its neighbours, so tokens are read together.
 // ---------------------------------------------------------------------------
+const MARKS = new Map([[" ", "\u2423"], ["\n", "\u21B5"], ["\t", "\u21E5"], ["\r", "\u240D"]]);
+const OWN_MARKS = new Set([...MARKS.values(), "\u2502", "\u27E8", "\u27E9"]);
+
+// A character's name: Unicode's abbreviation (the page is given the lab's
+// table), a variation selector's number, or its code point.
+function nameOf(code) {
+  if (code >= 0xFE00 && code <= 0xFE0F) return "VS" + (code - 0xFE00 + 1);
+  if (code >= 0xE0100 && code <= 0xE01EF) return "VS" + (code - 0xE0100 + 17);
+  return START.names[code] ?? "U+" + code.toString(16).toUpperCase().padStart(4, "0");
+}
+
+// A character that prints nothing of its own (the browser's Unicode tables
+// say which are controls, formats, unassigned or spaces).
+function showsNothing(char) {
+  const code = char.codePointAt(0);
+  return char !== " " && (/[\p{C}\p{Z}]/u.test(char) || START.showsNothing.some(([low, high]) => low <= code && code <= high));
+}
+
+function charForm(char) {
+  if (MARKS.has(char)) return MARKS.get(char);
+  if (OWN_MARKS.has(char) || showsNothing(char)) return "\u27E8" + nameOf(char.codePointAt(0)) + "\u27E9";
+  return char;
+}
+
+// Is data[start, end) the start of a character cut short? (A streaming
+// decoder accepts such bytes and waits for more.)
+function cutShort(data, start, end) {
+  try {
+    return new TextDecoder("utf-8", {fatal: true}).decode(data.subarray(start, end), {stream: true}) === "" &&
+      end - start < leadSize(data[start]);
+  } catch {
+    return false;
+  }
+}
+
+function leadSize(byte) {
+  return byte >= 0xC2 && byte < 0xE0 ? 2 : byte >= 0xE0 && byte < 0xF0 ? 3 : byte >= 0xF0 && byte < 0xF5 ? 4 : 1;
+}
+
 const strictUtf8 = new TextDecoder("utf-8", {fatal: true, ignoreBOM: true});
 
-function pieces(token, bytes) {
-  if (!bytes) return Array.from(token, char => ({char}));
-  const data = Uint8Array.from(token, char => char.charCodeAt(0));
-  const found = [];
-  for (let i = 0; i < data.length;) {
-    // The lead byte says how many bytes its character takes.
-    const size = data[i] < 0xC0 ? 1 : data[i] < 0xE0 ? 2 : data[i] < 0xF0 ? 3 : 4;
-    const char = wholeCharacter(data.subarray(i, i + size));
-    found.push(char === null ? {hex: data[i].toString(16).toUpperCase().padStart(2, "0")} : {char});
-    i += char === null ? 1 : size;
+// The characters UTF-8 bytes spell: [start, end, form, size], form null for
+// bytes that are no whole character (a lone byte, or a character cut short,
+// whose size is that of the whole).
+function unitsOf(data) {
+  const units = [];
+  for (let at = 0; at < data.length;) {
+    const size = leadSize(data[at]);
+    let char = null;
+    try {
+      char = at + size <= data.length ? strictUtf8.decode(data.subarray(at, at + size)) : null;
+    } catch { /* not a whole character */ }
+    if (char !== null && Array.from(char).length === 1) {
+      units.push([at, at + size, charForm(char), size]);
+      at += size;
+      continue;
+    }
+    let end = at + 1;
+    while (end < data.length && cutShort(data, at, end + 1)) end++;
+    units.push([at, end, null, cutShort(data, at, end) ? size : 1]);
+    at = end;
   }
-  return found;
+  return units;
 }
 
-function wholeCharacter(data) {
-  try {
-    return strictUtf8.decode(data);
-  } catch {
-    return null;  // a lone continuation byte, or a character cut short
-  }
+function byteForm(data) {
+  return Array.from(data, byte => "\u27E80x" + byte.toString(16).toUpperCase().padStart(2, "0") + "\u27E9").join("");
 }
 
-// A token as a plain string, as window.bpeWidget reports it.
-function plain(token, bytes) {
-  return pieces(token, bytes).map(piece => piece.hex ?? piece.char).join("");
+// Tokens read together, each as its parts: {text, held}, held "" for a whole
+// character or the bytes of one it holds, "[1-2/3]".
+function readable(tokens, bytes) {
+  if (!bytes) return tokens.map(token => Array.from(token, char => ({text: charForm(char), held: ""})));
+  const data = Uint8Array.from(tokens.join(""), char => char.charCodeAt(0));
+  const units = unitsOf(data);
+  let start = 0, unit = 0;
+  return tokens.map(token => {
+    const end = start + token.length, parts = [];
+    for (; unit < units.length && units[unit][0] < end; unit++) {
+      const [first, last, form, whole] = units[unit];
+      const low = Math.max(first, start), high = Math.min(last, end);
+      const cut = form === null ? whole > 1 : low !== first || high !== last;
+      const held = !cut ? "" : low + 1 === high ? `[${low - first + 1}/${whole}]` : `[${low - first + 1}-${high - first}/${whole}]`;
+      parts.push({text: form ?? byteForm(data.subarray(low, high)), held});
+      if (last > end) break;
+    }
+    start = end;
+    return parts;
+  });
 }
 
-// How a piece reads on screen: a space as a middle dot, an invisible
-// character as its code point, a lone byte as hex (the last two set apart).
-function shown(piece) {
-  if (piece.hex !== undefined) return {text: piece.hex, code: true};
-  if (piece.char === " ") return {text: "\u00B7", code: false};
-  if (/[\p{C}\p{Z}]/u.test(piece.char)) {
-    return {text: "U+" + piece.char.codePointAt(0).toString(16).toUpperCase().padStart(4, "0"), code: true};
-  }
-  return {text: piece.char, code: false};
-}
-
-function label(token, bytes) {
-  return pieces(token, bytes).map(piece => shown(piece).text).join("");
+// Tokens read together, each as one string, as window.bpeWidget reports them.
+function readableTexts(tokens, bytes) {
+  return readable(tokens, bytes).map(parts => parts.map(part => part.text + part.held).join(""));
 }
 
 // ---------------------------------------------------------------------------
@@ -232,26 +287,36 @@ function element(tag, className, ...children) {
   return made;
 }
 
-function tokenBox(token, bytes, unknown = false) {
+// A token's box: its parts (see readable), a name or bytes and the bytes held of a character set apart.
+function tokenBox(parts, unknown = false) {
   const box = element("span", unknown ? "tok unknown" : "tok");
-  for (const piece of pieces(token, bytes)) {
-    const {text, code} = shown(piece);
-    box.append(code ? element("span", "code", text) : text);
+  for (const {text, held} of parts) {
+    box.append(text.startsWith("\u27E8") ? element("span", "code", text) : text);
+    if (held) box.append(element("span", "code", held));
   }
   if (unknown) box.title = "unknown: not in the training text";
   return box;
 }
 
+// Tokens read together, a box each.
 function tokenBoxes(tokens, bytes, isUnknown = () => false) {
-  return element("span", "", ...tokens.map(token => tokenBox(token, bytes, isUnknown(token))));
+  const drawn = readable(tokens, bytes);
+  return element("span", "", ...tokens.map((token, at) => tokenBox(drawn[at], isUnknown(token))));
+}
+
+// A token alone, as text.
+function label(token, bytes) {
+  return readableTexts([token], bytes)[0];
 }
 
 function row(cells, className = "") {
   return element("tr", className, ...cells.map(([content, cellClass = ""]) => element("td", cellClass, content)));
 }
 
+// A pair of tokens, read together.
 function pairCell(left, right, bytes) {
-  return element("span", "pair", tokenBox(left, bytes), element("span", "plus", "+"), tokenBox(right, bytes));
+  const [first, second] = readable([left, right], bytes);
+  return element("span", "pair", tokenBox(first), element("span", "plus", "+"), tokenBox(second));
 }
 
 // A split drawn over the first one (see .stack in the style).
@@ -289,7 +354,7 @@ function render() {
 
   $("merges").replaceChildren(...run.merges.map((m, i) => row([
     [String(i + 1), "number"], [pairCell(m.left, m.right, bytes)], [String(m.count), "number"],
-    [tokenBox(m.left + m.right, bytes)], [String(m.tokensLeft), "number"]])));
+    [tokenBox(readable([m.left + m.right], bytes)[0])], [String(m.tokensLeft), "number"]])));
   $("merges-box").scrollTop = $("merges-box").scrollHeight;  // keep the newest merge in view
 
   renderTest();
@@ -328,7 +393,8 @@ function renderControls(pair) {
   else if (k === 0) status.textContent = "No merges yet: every token is one " + (run.bytes ? "byte." : "character.");
   else {
     const last = run.merges[k - 1];
-    status.textContent = `Merge ${k}: ${label(last.left, run.bytes)} + ${label(last.right, run.bytes)} ` +
+    const [left, right] = readableTexts([last.left, last.right], run.bytes);
+    status.textContent = `Merge ${k}: ${left} + ${right} ` +
       `\u2192 ${label(last.left + last.right, run.bytes)}, seen ${last.count} times; ${last.tokensLeft} tokens left.`;
   }
   // A button that is disabled loses the focus; hand it on, so that a
@@ -362,8 +428,8 @@ retrain();
 // For tests: what is on screen, and training without touching the page.
 function report(trained) {
   return trained.merges.map(m => ({
-    pair: [plain(m.left, trained.bytes), plain(m.right, trained.bytes)],
-    token: plain(m.left + m.right, trained.bytes), count: m.count, left: m.tokensLeft,
+    pair: readableTexts([m.left, m.right], trained.bytes), token: label(m.left + m.right, trained.bytes),
+    count: m.count, left: m.tokensLeft,
   }));
 }
 
