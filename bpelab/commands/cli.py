@@ -20,9 +20,9 @@ from concurrent.futures import BrokenExecutor
 from bpe import UNK, SpecialTokenInText, Tokenizer, display_to_bytes, encode_chunk, read_file_bytes, write_text_atomic
 from bpelab.commands import compare as comparison, cost_charts, measures, parallel_texts, widget as widget_page
 from bpelab.commands.arguments import LAB_SORT_KEYS, SPECIAL_ROWS, build_parser, refuse_compare_clashes
-from bpelab.commands.drawing import (base_kind, chunk_replay, counted, format_table, made_from, merge_row,
-                                     merges_one_at_a_time, node_drawer, pipeline_lines, render_colour, render_plain,
-                                     unknown_id)
+from bpelab.commands.drawing import (base_kind, chunk_replay, counted, format_table, made_by_merges, made_from,
+                                     merge_row, merges_one_at_a_time, node_drawer, pipeline_lines, render_colour,
+                                     render_plain, unknown_id)
 from bpelab.commands.terminal import BROKEN_PIPE_STATUS, CommandError, OUT, PROGRAM, UsageError, argument_text, bytes_progress, check_output, describe, is_standard_input, on_terminal, parse_ids, read_stdin, read_text, stdin_stream, terminal_line
 from bpelab.formats import official
 from bpelab.merges.training import DEFAULT_MIN_COUNT, SuperBPE
@@ -400,8 +400,8 @@ def line_of(forms, count=None):
     return shown
 
 
-def replayed_steps(tokenizer, chunk, done):
-    """The lines ``explain`` shows of ``done``, the ``replay`` of ``chunk``: ``(label, tokens)`` from the starting
+def replayed_steps(tokenizer, done):
+    """The lines ``explain`` shows of ``done``, the ``replay`` of a chunk: ``(label, tokens)`` from the starting
     tokens on, at most ``EXPLAIN_STEPS`` merges, and whether more follow.
 
     Where the merges are ordered as training orders them, a step merges
@@ -410,7 +410,7 @@ def replayed_steps(tokenizer, chunk, done):
     ``ranked.reference_encode_leftmost`` does. Each token is read where it is
     in the chunk, so that a character cut between tokens shows.
     """
-    draw = node_drawer(tokenizer, done, chunk.encode("utf-8"))
+    draw = node_drawer(tokenizer, done)
     sequence = [node for node, parts in enumerate(done.parts) if parts is None]
     steps = [("start", line_of([draw(node) for node in sequence[:EXPLAIN_TOKENS]], len(sequence)))]
     made, one_at_a_time = len(sequence), merges_one_at_a_time(tokenizer)
@@ -437,7 +437,7 @@ def explain_chunk(tokenizer, chunk, title):
     result. A chunk that ``ignore_merges`` gives whole is not replayed.
     """
     whole, done = chunk_replay(tokenizer, chunk)
-    steps, stopped = replayed_steps(tokenizer, chunk, done)
+    steps, stopped = replayed_steps(tokenizer, done)
     if whole is not None:
         steps.append(("whole: a token (ignore_merges)", id_form(tokenizer, whole)))
     ids = tokenizer.chunk_ids(chunk)
@@ -477,12 +477,11 @@ def command_inspect(args):
     tokens of the newest N merges), then the first special and added tokens (with ``--all-special`` all)."""
     tokenizer = load_tokenizer(args)
     base = {tokenizer.ids[token] for token in tokenizer.alphabet} | ({unknown_id(tokenizer)} - {None})
-    added = set(described(tokenizer)["added_ids"]) | set(tokenizer.special_tokens.values()) | {
-        token_id for token_id, token in enumerate(tokenizer.vocab) if token is not None and token not in tokenizer.ids}
+    added = set(described(tokenizer)["added_ids"]) | set(tokenizer.special_tokens.values())  # (all the vocab's others)
     kind, steps = base_kind(tokenizer), pipeline_lines(tokenizer)  # (no steps for the lab's kind: IDs from merges)
     ids = f"of {len(tokenizer):,} IDs" if steps else f"IDs 0-{len(base) - 1}"
     newest = min(args.top, len(tokenizer.merges)) if args.top is not None else None
-    made = f" (making {counted(len(set(map(''.join, tokenizer.merges))), 'token')})" if steps else ""
+    made = f" (making {counted(made_by_merges(tokenizer), 'token')})" if steps else ""
     others = len(added) - len(tokenizer.special_tokens)
     OUT.write(f"{counted(len(base), 'base token')} ({kind}), {ids}; {counted(len(tokenizer.merges), 'merge')}{made}"
               + (f", the newest {newest:,} shown" if newest is not None else "")

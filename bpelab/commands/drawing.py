@@ -184,11 +184,6 @@ def merge_heap_recorded(made, table):
     return [node for node in live if node is not None]
 
 
-def chunk_start(tokenizer, chunk):
-    """A chunk's IDs before any merge (its bytes', or its characters'), as ``Tokenizer.start_tokens`` gives them."""
-    return [tokenizer.ids[token] for token in tokenizer.start_tokens(chunk)]
-
-
 def merges_one_at_a_time(tokenizer):
     """Whether this tokenizer's merges must be replayed one occurrence at a time (``ranked.reference_encode_leftmost``,
     Hugging Face's rule) rather than all occurrences of a pair at once (``bpe.reference_encode``): the two differ
@@ -201,24 +196,29 @@ def emitted_whole(tokenizer, chunk):
 
     (Llama 3 has 588 tokens that its merges would not make from their bytes.)
     """
-    return described(tokenizer)["ignore_merges"] and "".join(tokenizer.start_tokens(chunk)) in tokenizer.ids
+    return whole_token(tokenizer, tokenizer.start_tokens(chunk)) is not None
+
+
+def whole_token(tokenizer, tokens):
+    """The ID of the token ``ignore_merges`` gives a chunk of these starting tokens whole, or None."""
+    return tokenizer.ids.get("".join(tokens)) if described(tokenizer)["ignore_merges"] else None
 
 
 def chunk_replay(tokenizer, chunk):
     """What ``explain`` shows of one chunk: ``(whole, replay)``, ``whole`` the ID of the token ``ignore_merges`` gives
     the chunk whole (the replay then holds only its starting tokens), else None and the ``replay`` of the merges
-    encoding makes on it."""
-    start = chunk_start(tokenizer, chunk)
-    if emitted_whole(tokenizer, chunk):
-        return tokenizer.ids["".join(tokenizer.start_tokens(chunk))], Replay(start, [None] * len(start),
-                                                                             list(range(len(start))))
+    encoding makes on it (see ``emitted_whole``)."""
+    tokens = tokenizer.start_tokens(chunk)
+    start, whole = [tokenizer.ids[token] for token in tokens], whole_token(tokenizer, tokens)
+    if whole is not None:
+        return whole, Replay(start, [None] * len(start), list(range(len(start))))
     return None, replay(tokenizer, start)
 
 
 def token_chunk(tokenizer, token_id):
     """The text of a token if that text alone is one chunk (so ``explain`` replays it as the token's own), else None."""
     try:
-        text = tokenizer.token_bytes(token_id).decode("utf-8")
+        text = tokenizer.decode_bytes([token_id]).decode("utf-8")  # (token_bytes: the same, the ID checked twice)
     except UnicodeDecodeError:
         return None
     return text if tokenizer.chunks(text) == [text] else None
@@ -280,26 +280,39 @@ def merge_tree(tokenizer, token_id, most=MAX_TREE_NODES, context=None):
     return built
 
 
+def token_kind(tokenizer, token_id):
+    """What kind of entry the token with ID ``token_id`` is, before any merge is replayed: ``"gap"`` (no token has
+    the ID), ``"unknown"``, ``"special"`` (or another added token the model's merges never make), ``"base"``,
+    ``"whole"`` (``ignore_merges`` takes it whole where its text is a chunk: ``taken_whole``) or ``"merged"``
+    (encoding gives it, if at all, by merges)."""
+    token = tokenizer.vocab[token_id]
+    if token is None:
+        return "gap"
+    if token_id == unknown_id(tokenizer):
+        return "unknown"
+    if token not in tokenizer.ids or token_id in special_ids(tokenizer):
+        return "special"
+    if token in base_tokens(tokenizer):
+        return "base"
+    return "whole" if taken_whole(tokenizer, token_id) else "merged"
+
+
 def token_build(tokenizer, token_id):
     """How encoding gives the token with ID ``token_id``: ``(reason, replay)``, ``reason`` None and the ``replay``
     of its own starting tokens where its merges build it; else why not, with the replay where its merges build it
-    all the same (one ``ignore_merges`` takes whole, which its merges would build inside a longer chunk)."""
-    token = tokenizer.vocab[token_id]
-    if token is None:
-        return "no token has this ID: it is a gap before the special tokens", None
-    if token_id == unknown_id(tokenizer):
-        return "the unknown token: it stands for any character the alphabet lacks", None
-    if token not in tokenizer.ids or token_id in tokenizer.special_tokens.values():
-        return "a special token: it stands for its text, whole, and no merge makes it", None
-    if token in base_tokens(tokenizer):
-        byte_token = token_byte(token) is not None and decodes_bytes(tokenizer)
-        kind = "one of the 256 bytes" if tokenizer.byte_level else "a byte, for byte fallback" if byte_token \
+    all the same (a token ``ignore_merges`` takes whole, which its merges build inside a longer chunk)."""
+    kind = token_kind(tokenizer, token_id)
+    if kind in REASONS:
+        return REASONS[kind], None
+    if kind == "base":
+        byte_token = token_byte(tokenizer.vocab[token_id]) is not None and decodes_bytes(tokenizer)
+        made_of = "one of the 256 bytes" if tokenizer.byte_level else "a byte, for byte fallback" if byte_token \
             else "a character of the alphabet"
-        return f"a base token ({kind}): no merge makes it", None
+        return f"a base token ({made_of}): no merge makes it", None
     done = token_replay(tokenizer, token_id)
     rebuilt = done is not None and len(done.roots) == 1 and done.ids[done.roots[0]] == token_id
     made = "no token" if done is None else counted(len(done.roots), "token")
-    if taken_whole(tokenizer, token_id):
+    if kind == "whole":
         return ("taken whole: with ignore_merges a chunk that is a token is that token, unmerged; " +
                 ("inside a longer chunk its merges build it so" if rebuilt else f"its merges would make {made} of it"),
                 done if rebuilt else None)
@@ -309,10 +322,22 @@ def token_build(tokenizer, token_id):
     return None, done
 
 
+REASONS = {"gap": "no token has this ID: it is a gap before the special tokens",
+           "unknown": "the unknown token: it stands for any character the alphabet lacks",
+           "special": "a special token: it stands for its text, whole, and no merge makes it"}
+"""Why a token of these kinds (``token_kind``) has no merge tree."""
+
+
 @functools.lru_cache(maxsize=4)
 def base_tokens(tokenizer):
     """The tokenizer's base tokens, as a set (its alphabet never changes)."""
     return frozenset(tokenizer.alphabet)
+
+
+@functools.lru_cache(maxsize=4)
+def special_ids(tokenizer):
+    """The IDs of the tokenizer's special tokens, as a set."""
+    return frozenset(tokenizer.special_tokens.values())
 
 
 def tree_nodes(done, draw, most):
@@ -344,12 +369,16 @@ def tree_drawer(tokenizer, token_id, done, context):
     return lambda node: whole if node is None else draw(node)
 
 
-def node_drawer(tokenizer, done, around, start=0):
-    """A function: a node of the replay ``done`` -> its readable form, its bytes read where they are in ``around``
-    (the bytes the replay's chunk lies in, from byte ``start``); at the character level, its token's own form."""
+def node_drawer(tokenizer, done, around=None, start=0):
+    """A function: a node of the replay ``done`` -> its readable form, its bytes read where they are among the bytes
+    of the replay's starting tokens, or in ``around`` (bytes they lie in, from byte ``start``); at the character
+    level, its token's own form."""
     if not decodes_bytes(tokenizer):
         return lambda node: id_form(tokenizer, done.ids[node])
-    stream, spans = Stream(around), node_spans(tokenizer, done)
+    spans = node_spans(tokenizer, done)
+    if around is None:
+        around = tokenizer.decode_bytes([token_id for token_id, parts in zip(done.ids, done.parts) if parts is None])
+    stream = Stream(around)
     return lambda node: stream.text(start + spans[node][0], start + spans[node][1])
 
 
@@ -370,7 +399,7 @@ def node_spans(tokenizer, done):
     spans, at = [], 0
     for node, parts in enumerate(done.parts):
         if parts is None:
-            size = len(tokenizer.token_bytes(done.ids[node]))
+            size = len(tokenizer.decode_bytes([done.ids[node]]))
             spans.append((at, at + size))
             at += size
         else:
@@ -386,18 +415,24 @@ def made_from(tokenizer, token_id):
     builds it last, as ``merge_tree`` shows; merge 1 is the first), ``("", "special")`` or ``("", "added")`` for
     an added token, ``("", "")`` for a base token, ``("", "taken whole")`` or ``("", "no merge builds it")`` for a
     token encoding gives only whole (``ignore_merges``: see ``emitted_whole``)."""
-    if token_id in tokenizer.special_tokens.values():
-        return "", "special"
-    token = tokenizer.vocab[token_id]
-    if token not in tokenizer.ids or token_id in described(tokenizer)["added_ids"]:
-        return "", "added"
-    reason, done = token_build(tokenizer, token_id)
+    kind = token_kind(tokenizer, token_id)
+    if kind in ("special", "gap") or token_id in described(tokenizer)["added_ids"]:
+        return "", "special" if token_id in special_ids(tokenizer) else "added"
+    if kind in ("base", "unknown"):
+        return "", ""
+    _, done = token_build(tokenizer, token_id)
     if done is None:
-        return "", "" if reason.startswith(("a base token", "the unknown token")) else \
-            "taken whole" if reason.startswith("taken whole") else "no merge builds it"
+        return "", "taken whole" if kind == "whole" else "no merge builds it"
     left, right, rank = done.parts[done.roots[0]]
     draw = tree_drawer(tokenizer, token_id, done, None)
     return str(rank + 1), f"{draw(left)} + {draw(right)}"
+
+
+@functools.lru_cache(maxsize=4)
+def made_by_merges(tokenizer):
+    """How many tokens the merges make (fewer than the merges where several make one: Llama 3's 280,147 make
+    127,744)."""
+    return len(set(map("".join, tokenizer.merges)))
 
 
 def merge_row(tokenizer, rank):

@@ -284,7 +284,7 @@ def token_parts(tokenizer, ids, text=None):
 def token_stream(tokenizer, ids):
     """Where tokens stand for bytes: ``(Stream, starts)``, the bytes of ``ids`` read as characters and where each
     token starts in them (one more start: where the last ends)."""
-    pieces = [tokenizer.token_bytes(token_id) for token_id in ids]
+    pieces = [tokenizer.decode_bytes([token_id]) for token_id in ids]  # (token_bytes would check each ID twice)
     return Stream(b"".join(pieces)), [0, *accumulate(map(len, pieces))]
 
 

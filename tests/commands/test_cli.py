@@ -315,6 +315,17 @@ class EncodeDecodeTests(CommandLineTestCase):
             self.assertEqual((process.returncode, process.stdout, process.stderr),
                              (in_process.returncode, in_process.stdout, in_process.stderr), command)
 
+    def test_encode_takes_dropout_as_show_does(self):
+        text = "mia has a red ball."
+        dropped, unseeded, shown = run_all_here(("encode", "-t", LAB, "--dropout", "0.5", "--seed", "3", text),
+                                                ("encode", "-t", LAB, "--dropout", "0.5", text),
+                                                ("show", "-t", LAB, "--dropout", "0.5", "--seed", "3", text))
+        ids = bpe.Tokenizer.load(LAB).encode(text, dropout=0.5, seed=3)
+        self.assertEqual(dropped.stdout.decode().split(), list(map(str, ids)))
+        self.assertNotEqual(ids, bpe.Tokenizer.load(LAB).encode(text))
+        self.assertFails(unseeded, "--dropout needs --seed N", status=2)
+        self.assertEqual(shown.stdout.decode().splitlines()[0].count("│") + 1, len(ids))
+
     def test_decode_writes_exactly_the_text(self):
         self.assertEqual(run_here("decode", "-t", LAB, "58", "36", "33", "89", "85", "4").stdout,
                          b"mia has a red ball.")
@@ -401,6 +412,11 @@ class ShowTests(CommandLineTestCase):
     )
     # What a terminal shows once the colour codes are taken out: the text, the newline mark, the footer.
     UNCOLOURED = "mia has a café.↵\r\nok\r\n18 characters, 12 tokens, 1.500 characters per token, 2 unknown\r\n"
+
+    def test_one_is_singular(self):
+        one, special = run_all_here(("show", "-t", LAB, "a"), ("inspect", "-t", BYTES))
+        self.assertEqual(one.stdout.decode().splitlines()[-1], "1 character, 1 token, 1.000 characters per token")
+        self.assertTrue(special.stdout.decode().splitlines()[0].endswith("; 1 special token"))
 
     def test_piped_output_is_plain(self):
         result = run_here("show", "-t", LAB, self.TEXT)

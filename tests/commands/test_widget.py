@@ -18,6 +18,7 @@ import unittest
 import bpe
 from bpelab.commands import widget
 from bpelab.text import readable
+from tests.lab_samples import FORM_SCRIPTS
 from tests.clients import skip_or_fail
 
 try:
@@ -291,6 +292,29 @@ class SameMergesAsBpePy(WidgetTest):
                     self.assertEqual(merges, expected_merges(text, option["bytes"], option["ties"], option["minCount"]))
                     compared += len(merges)
         self.assertGreater(compared, 1000, "the random texts should give plenty of merges")
+
+    def test_every_script_as_the_command_line_draws_it(self):
+        """On each script, the merges and the split on screen are in the readable form ``bpe show`` draws, at both
+        levels: a byte of a cut character as ``é[1/2]``, a ZWJ as ``⟨ZWJ⟩``, the same marks for spaces."""
+        texts = [(text + " ") * 3 for text in FORM_SCRIPTS.values()]
+        levels = [{"bytes": level, "ties": "first-seen"} for level in (False, True)]
+        trained = self.page.evaluate("""([texts, levels]) =>
+            texts.map(text => levels.map(level => window.bpeWidget.train(text, level)))""", [texts, levels])
+        for text, runs in zip(texts, trained):
+            for level, merges in zip(levels, runs):
+                self.assertEqual(merges, expected_merges(text, level["bytes"], "first-seen"))
+        for script, text in FORM_SCRIPTS.items():
+            for level in (False, True):
+                self.page.evaluate("on => { const box = document.getElementById('bytes'); "
+                                   "if (box.checked !== on) box.click(); }", level)
+                self.page.fill("#text", (text + " ") * 3)
+                self.page.fill("#test", text)
+                self.quick_clicks("next", 3)
+                k = self.state()["k"]
+                size = (256 if level else 1 + len(set((text + " ") * 3))) + k
+                tok = bpe.Tokenizer.train((text + " ") * 3, size, byte_level=level, pattern="gpt2", ties="first-seen")
+                with self.subTest(script=script, bytes=level):
+                    self.assertEqual(self.screen()["test"].split(" "), tok.readable_tokens(text))
 
     def test_a_few_merges(self):
         merges = self.page.evaluate("window.bpeWidget.train('aaabdaaabac', {merges: 2})")
