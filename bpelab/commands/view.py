@@ -1,11 +1,14 @@
 """``bpe view``: a page on this computer that looks inside any vocabulary, served by the standard library.
 
 The learner types text and sees, for each tokenizer, its tokens coloured
-with their IDs and the counts; clicking a token (or Enter on it) shows how
-it was built, the merge tree of ``bpelab.commands.drawing.merge_tree`` with each
-merge numbered as ``bpe explain`` numbers it. What the page shows is
-``bpe.Tokenizer.encode`` (special tokens' text as their IDs) and
-``bpe.Tokenizer.token_texts``; the server computes it, the page only draws it.
+with their IDs and the counts, in the readable form (``drawn_tokens``: a
+character cut between tokens is drawn once, under the tokens that share it);
+clicking a token (or Enter on it) shows how it was built, the merge tree of
+``bpelab.commands.drawing.merge_tree``, the merges ``bpe explain`` replays,
+each numbered as it numbers them. What the page shows is
+``bpe.Tokenizer.encode`` (special tokens' text as their IDs),
+``bpe.Tokenizer.token_texts`` and ``bpelab.text.readable``'s parts; the server
+computes it, the page only draws it.
 
 A server on a laptop is reachable by every web page the laptop opens, so
 this one trusts nothing. It binds 127.0.0.1 only, on a free port; answers

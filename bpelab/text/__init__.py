@@ -9,5 +9,5 @@ Its modules, bottom up, each with the ``bpe.py`` definition it equals:
     patterns        the named chunk patterns and their safe cuts: ``bpe.chunks``
     specials        special tokens, their IDs and where they are in text (no definition: ``Tokenizer.encode``'s rule)
     blocks          long text and files cut a block at a time at safe cuts: ``bpe.chunks`` of the whole text
-    readable        each token as the text it stands for (no definition: ``Tokenizer.token_texts``)
+    readable        each token as the text it stands for, and its readable form (no definition: ``Tokenizer.readable_tokens``)
 """

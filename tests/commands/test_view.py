@@ -439,6 +439,8 @@ class PageTests(unittest.TestCase):
                 self.assertEqual(section["shared"], groups(drawn))
                 self.assertTrue(section["counts"].startswith(
                     f"{drawing.counted(len(ids), 'token')}, {drawing.counted(len(text), 'character')}"))
+                unknown = sum(token_id == 0 and not tok.byte_level for token_id in ids)
+                self.assertEqual(f"{drawing.counted(unknown, 'unknown token')} (" in section["counts"], bool(unknown))
         injected = self.page.evaluate("[window.hacked, document.querySelectorAll('#out script, #out img, #out b')"
                                       ".length]")
         self.assertEqual(injected, [None, 0], "token text went in as text, never as HTML")

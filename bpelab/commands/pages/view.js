@@ -82,10 +82,11 @@ function draw(results) {
   results.forEach((result, index) => {
     const section = element("section", "tokenizer");
     section.append(element("h2", "", result.label));
-    const count = result.ids.length;
+    const count = result.ids.length, unknown = result.unknown.filter(Boolean).length;
     section.append(element("p", "counts", counted(count, "token") + ", " + counted(result.characters, "character") +
       ", " + perToken(result.characters, count) + " characters and " + perToken(result.bytes, count) +
-      " bytes per token"));
+      " bytes per token" + (unknown ? ", " + counted(unknown, "unknown token") + " (" +
+      Math.round(100 * unknown / count) + "%)" : "")));
     const built = element("div", "built");
     built.setAttribute("aria-live", "polite");
     const tokens = chips(result, (token, id, around) => explain(index, id, around, token, tokens, built));
