@@ -35,7 +35,7 @@ from bpelab.byte_level import replace_lone_surrogates
 from bpelab.commands.drawing import DEFAULT_TEXT, merge_tree
 from bpelab.commands.page_files import inline_page, source_hash
 from bpelab.messages import readable_name
-from bpelab.text.readable import decodes_bytes, held_mark, token_parts, token_stream, token_texts
+from bpelab.text.readable import decodes_bytes, held_mark, readable_texts, token_parts, token_stream, token_texts
 
 MAX_CHARS = 100_000
 """The longest text, in characters, one request may ask to encode."""
@@ -73,6 +73,9 @@ def drawn_tokens(tokenizer, ids, text):
     characters it lies in, the byte where it starts in them]``, which the
     page sends back to have its tree read in place (``merge_tree``'s context).
     """
+    if not decodes_bytes(tokenizer):  # characters are never cut between tokens
+        return {"shown": readable_texts(tokenizer, ids, text), "split": [], "parts": [None] * len(ids),
+                "around": [None] * len(ids)}
     every = token_parts(tokenizer, ids, text)
     owners = {}
     for index, parts in enumerate(every):
@@ -85,7 +88,7 @@ def drawn_tokens(tokenizer, ids, text):
              "parts": [None] * len(ids), "around": [None] * len(ids)}
     if not split:
         return drawn
-    stream, starts = token_stream(tokenizer, ids) if decodes_bytes(tokenizer) else (None, None)
+    stream, starts = token_stream(tokenizer, ids)
     for index, parts in enumerate(every):
         if any(part.unit in number for part in parts):
             drawn["parts"][index] = [[number[part.unit], held_mark(part.held)[1:-1]] if part.unit in number

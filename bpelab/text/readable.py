@@ -265,13 +265,8 @@ def token_parts(tokenizer, ids, text=None):
     if decodes_bytes(tokenizer):
         stream, starts = token_stream(tokenizer, ids)
         return [stream.parts(start, end) for start, end in zip(starts, starts[1:])]
-    if text is None:
-        unknown = described(tokenizer)["unknown_id"]
-        spans = [UNK if token_id == unknown else tokenizer.decode([token_id]) for token_id in ids]
-    else:
-        spans = token_spans(tokenizer, text, ids)
     found, unit = [], 0
-    for span in spans:
+    for span in character_spans(tokenizer, ids, text):
         if span == UNK:
             found.append([Part(UNK, None, unit)])
             unit += 1
@@ -279,6 +274,15 @@ def token_parts(tokenizer, ids, text=None):
         found.append([Part(char_form(char), None, unit + offset) for offset, char in enumerate(span)])
         unit += len(span)
     return found
+
+
+def character_spans(tokenizer, ids, text=None):
+    """At the character level, the characters each token of ``ids`` stands for: ``<unk>`` for an unknown one, or
+    where ``text`` (what the IDs encode) is given the stretch of it the token covers."""
+    if text is not None:
+        return token_spans(tokenizer, text, ids)
+    unknown = described(tokenizer)["unknown_id"]
+    return [UNK if token_id == unknown else tokenizer.decode([token_id]) for token_id in ids]
 
 
 def token_stream(tokenizer, ids):
@@ -296,6 +300,9 @@ def readable_texts(tokenizer, ids, text=None):
     >>> readable_texts(tok, tok.encode(" café\\u200d"))
     ['␣c', 'a', 'f', 'é[1/2]', 'é[2/2]', '⟨ZWJ⟩[1/3]', '⟨ZWJ⟩[2/3]', '⟨ZWJ⟩[3/3]']
     """
+    ids = list(ids)
+    if not decodes_bytes(tokenizer):  # (no character is cut: each is drawn as itself, with no parts to make)
+        return [UNK if span == UNK else visible(span) for span in character_spans(tokenizer, ids, text)]
     return ["".join(map(str, parts)) for parts in token_parts(tokenizer, ids, text)]
 
 

@@ -4,7 +4,8 @@ command draws of every script, and inspect on real models.
 ``replay`` is held to the definitions it equals (``bpe.reference_encode`` on
 the lab's merges, ``ranked.reference_encode_leftmost`` on Llama 3's) on
 random chunks and on tokens; then over every token of Llama 3, the tree
-``bpe view`` draws and the replay ``bpe explain`` shows must say the same.
+``bpe view`` draws and the replay ``bpe explain`` shows must say the same
+(one token in 16 here, every one in a later ``.ci/run`` step).
 The commands run in this process (``tests.in_process.run_here``) on the
 scripts of ``tests.lab_samples.FORM_SCRIPTS``, under one byte-level model
 (cl100k) and one with byte fallback (Llama 2), loaded once for all of them.
@@ -87,18 +88,26 @@ class ReplayIsTheDefinition(unittest.TestCase):
             self.assertEqual(steps_of(tok, done), replayed_steps(tok, tokens), tokens)
 
 
+TOKEN_STRIDE = int(os.environ.get("BPE_LAB_TOKEN_STRIDE", "16"))
+"""One in how many of Llama 3's tokens ``EveryTokenOfLlama3`` holds view to explain on (every 16th: a quarter of a
+second); a later ``.ci/run`` step asks for every one (1: five seconds)."""
+
+
 @require_models("llama3")
 class EveryTokenOfLlama3(unittest.TestCase):
-    """For every one of Llama 3's 128,256 tokens, ``bpe view``'s tree and ``bpe explain`` agree (588 of them its
-    merges never build from their bytes: ignore_merges gives them whole, and so both say)."""
+    """For every one of Llama 3's 128,256 tokens (``TOKEN_STRIDE``), ``bpe view``'s tree and ``bpe explain`` agree
+    (588 of them its merges never build from their bytes: ignore_merges gives them whole, and so both say)."""
 
     def test_view_and_explain_agree_on_every_token(self):
         tok = open_model("llama3")
         kinds = {}
         with collector_paused():  # (128,256 tokens' small lists would wake the collector over Llama 3's millions)
-            for token_id in range(len(tok)):
+            for token_id in range(0, len(tok), TOKEN_STRIDE):
                 self.check_one_token(tok, token_id, kinds)
-        self.assertEqual(kinds, {"base": 256, "whole": 126520, "merged": 1224, "special": 256})
+        if TOKEN_STRIDE == 1:
+            self.assertEqual(kinds, {"base": 256, "whole": 126520, "merged": 1224, "special": 256})
+        else:  # a sample: of every kind
+            self.assertEqual(set(kinds), {"base", "whole", "merged", "special"})
         for token_id in range(0, len(tok), 211):  # and drawn, as the page gets them: a sample of the whole ones
             tree = drawing.merge_tree(tok, token_id)
             self.assertEqual(tree["reason"], drawing.token_build(tok, token_id)[0])
