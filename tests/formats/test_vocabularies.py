@@ -375,7 +375,7 @@ class TiktokenFileTests(unittest.TestCase):
         out = os.path.join(self.folder, "mine.json")
         converted = run_here("convert", source, "-o", out, "--pattern", "gpt2", "--special", "<|end|>=700", text=True)
         self.assertEqual((converted.returncode, converted.stderr), (0, ""))
-        self.assertIn(f"701 IDs, {len(self.trained.merges)} merges, pattern gpt2, 1 special tokens", converted.stdout)
+        self.assertIn(f"701 IDs, {len(self.trained.merges)} merges, pattern gpt2, 1 special token\n", converted.stdout)
         self.assertEqual(Tokenizer.load(out).merges, self.trained.merges)
         explained = run_here("explain", "-t", out, "the kitchen", text=True)
         self.assertIn("tokens: t he ␣kitchen", explained.stdout)

@@ -366,7 +366,7 @@ class CommandLineTests(unittest.TestCase):
         self.assertTrue(output.endswith(f", {tokens:,} tokens, {200 / tokens:.3f} characters per token, "
                                         "dropout 0.3 (seed 4)\n"), output)
         status, output = run_command(["show", "-t", path, "--dropout", "0.3", "mia"])
-        self.assertEqual((status, output), (2, "bpe: --dropout needs --seed N, so that the same command shows the "
+        self.assertEqual((status, output), (2, "bpe: --dropout needs --seed N, so that the same command gives the "
                                                "same tokens (see bpe show --help)\n"))
         status, output = run_command(["show", "-t", path, "--dropout", "1.5", "--seed", "1", "mia"])
         self.assertEqual(status, 2)
