@@ -11,7 +11,6 @@ scripts of ``tests.lab_samples.FORM_SCRIPTS``, under one byte-level model
 (cl100k) and one with byte fallback (Llama 2), loaded once for all of them.
 """
 
-import contextlib
 import os
 import random
 import re
@@ -25,7 +24,7 @@ from bpelab.merges.ranked import reference_encode_leftmost
 from bpelab.reading import collector_paused
 from bpelab.text import readable
 from tests.clients import model_file, official_tokenizer, open_model, require_models, skip_or_fail
-from tests.in_process import ROOT, run_here
+from tests.in_process import run_here
 from tests.lab_samples import BYTES, CORPUS, FORM_SCRIPTS, LAB
 from tests.text.test_readable import form_bytes
 
