@@ -317,11 +317,14 @@ class EncodeDecodeTests(CommandLineTestCase):
 
     def test_encode_takes_dropout_as_show_does(self):
         text = "mia has a red ball."
-        dropped, unseeded, shown = run_all_here(("encode", "-t", LAB, "--dropout", "0.5", "--seed", "3", text),
-                                                ("encode", "-t", LAB, "--dropout", "0.5", text),
-                                                ("show", "-t", LAB, "--dropout", "0.5", "--seed", "3", text))
+        dropped, unseeded, shown, ruled = run_all_here(
+            ("encode", "-t", LAB, "--dropout", "0.5", "--seed", "3", text), ("encode", "-t", LAB, "--dropout", "0.5", text),
+            ("show", "-t", LAB, "--dropout", "0.5", "--seed", "3", text),
+            ("encode", "-t", LAB, "--dropout", "0.5", "--seed", "3", "--dropout-rule", "huggingface", text))
         ids = bpe.Tokenizer.load(LAB).encode(text, dropout=0.5, seed=3)
         self.assertEqual(dropped.stdout.decode().split(), list(map(str, ids)))
+        self.assertEqual(ruled.stdout.decode().split(), list(map(str, bpe.Tokenizer.load(LAB).encode(
+            text, dropout=0.5, seed=3, dropout_rule="huggingface"))))
         self.assertNotEqual(ids, bpe.Tokenizer.load(LAB).encode(text))
         self.assertFails(unseeded, "--dropout needs --seed N", status=2)
         self.assertEqual(shown.stdout.decode().splitlines()[0].count("│") + 1, len(ids))
