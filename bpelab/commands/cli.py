@@ -20,8 +20,8 @@ from concurrent.futures import BrokenExecutor
 from bpe import UNK, SpecialTokenInText, Tokenizer, display_to_bytes, encode_chunk, read_file_bytes, write_text_atomic
 from bpelab.commands import compare as comparison, cost_charts, measures, parallel_texts, widget as widget_page
 from bpelab.commands.arguments import LAB_SORT_KEYS, SPECIAL_ROWS, build_parser, refuse_compare_clashes
-from bpelab.commands.drawing import (base_kind, chunk_replay, counted, format_table, made_by_merges, made_from,
-                                     merge_row, merges_one_at_a_time, node_drawer, pipeline_lines, render_colour,
+from bpelab.commands.drawing import (EXPLAIN_TOKENS, base_kind, counted, explain_chunk, format_table, made_by_merges,
+                                     made_from, merge_row, merges_one_at_a_time, pipeline_lines, render_colour,
                                      render_plain, unknown_id)
 from bpelab.commands.terminal import BROKEN_PIPE_STATUS, CommandError, OUT, PROGRAM, UsageError, argument_text, bytes_progress, check_output, describe, is_standard_input, on_terminal, parse_ids, read_stdin, read_text, stdin_stream, terminal_line
 from bpelab.formats import official
@@ -31,15 +31,8 @@ from bpelab.text.readable import bytes_texts, described, id_form, readable_texts
 
 
 EXPLAIN_CHUNKS = 100
-"""``explain`` replays at most this many chunks, then says how many it left out."""
-
-
-EXPLAIN_STEPS = 40
-"""...and at most this many merges of one chunk, then says the rest are not shown."""
-
-
-EXPLAIN_TOKENS = 40
-"""...and draws at most this many tokens on one line."""
+"""``explain`` replays at most this many chunks, then says how many it left out (and ``drawing.EXPLAIN_STEPS`` merges
+of each)."""
 
 
 def load_tokenizer(args):
@@ -389,67 +382,6 @@ def compare_corpus(args):
     if args.map is not None:
         first = [row for row in rows if row["tokenizer"] == next(iter(tokenizers))]
         write_chart(args.map, cost_charts.premium_map(first, land), "map")
-
-
-def line_of(forms, count=None):
-    """Tokens' readable forms side by side, at most ``EXPLAIN_TOKENS`` of them (of ``count``, if more are left)."""
-    count = len(forms) if count is None else count
-    shown = " ".join(forms[:EXPLAIN_TOKENS])
-    if count > EXPLAIN_TOKENS:
-        shown += f" ... (+{count - EXPLAIN_TOKENS:,} more)"
-    return shown
-
-
-def replayed_steps(tokenizer, done):
-    """The lines ``explain`` shows of ``done``, the ``replay`` of a chunk: ``(label, tokens)`` from the starting
-    tokens on, at most ``EXPLAIN_STEPS`` merges, and whether more follow.
-
-    Where the merges are ordered as training orders them, a step merges
-    every occurrence of a pair, as ``bpe.reference_encode`` does (``replay``
-    makes them one after another); otherwise one occurrence, as
-    ``ranked.reference_encode_leftmost`` does. Each token is read where it is
-    in the chunk, so that a character cut between tokens shows.
-    """
-    draw = node_drawer(tokenizer, done)
-    sequence = [node for node, parts in enumerate(done.parts) if parts is None]
-    steps = [("start", line_of([draw(node) for node in sequence[:EXPLAIN_TOKENS]], len(sequence)))]
-    made, one_at_a_time = len(sequence), merges_one_at_a_time(tokenizer)
-    while made < len(done.ids):
-        if len(steps) > EXPLAIN_STEPS:
-            return steps, True
-        left, right, rank = done.parts[made]
-        label = f"merge {rank + 1}: {draw(left)} + {draw(right)}"
-        joined, gone = {}, set()
-        while made < len(done.ids) and (not joined or not one_at_a_time and done.parts[made][2] == rank):
-            joined[done.parts[made][0]] = made
-            gone.add(done.parts[made][1])
-            made += 1
-        sequence = [joined.get(node, node) for node in sequence if node not in gone]
-        steps.append((label, line_of([draw(node) for node in sequence[:EXPLAIN_TOKENS]], len(sequence))))
-    return steps, False
-
-
-def explain_chunk(tokenizer, chunk, title):
-    """The lines showing the merges encoding makes on one chunk (``replay``), from its starting tokens to its IDs.
-
-    At most ``EXPLAIN_STEPS`` merges are shown; the tokens and IDs at the
-    end always come from the full (fast) encoder, which gives the same
-    result. A chunk that ``ignore_merges`` gives whole is not replayed.
-    """
-    whole, done = chunk_replay(tokenizer, chunk)
-    steps, stopped = replayed_steps(tokenizer, done)
-    if whole is not None:
-        steps.append(("whole: a token (ignore_merges)", id_form(tokenizer, whole)))
-    ids = tokenizer.chunk_ids(chunk)
-    steps.append(("tokens", line_of(readable_texts(tokenizer, ids))))
-    width = max(len(label) for label, _ in steps)
-    lines = [title]
-    lines += [f"  {label:<{width}}  {tokens}" for label, tokens in steps[:-1]]
-    if stopped:
-        lines.append(f"  {'...':<{width}}  (more merges follow; only the first {EXPLAIN_STEPS} are shown)")
-    lines.append(f"  {steps[-1][0]:<{width}}  {steps[-1][1]}")
-    lines.append(f"  {'IDs':<{width}}  {' '.join(map(str, ids))}")
-    return lines
 
 
 def command_explain(args):

@@ -4,8 +4,9 @@
 ``bpe.Tokenizer.readable_tokens`` does); this module draws with it:
 ``render_plain`` and ``render_colour`` draw a text with its token boundaries,
 ``made_from`` and ``format_table`` the rows of ``inspect``, and ``replay``
-the merges encoding makes on a chunk, which ``explain`` prints step by step
-and ``merge_tree`` draws as the tree of a token for ``bpe view``. Merges are
+the merges encoding makes on a chunk, which ``explain_chunk`` writes step by
+step for ``explain`` and ``merge_tree`` draws as the tree of a token for
+``bpe view``. Merges are
 numbered as the lessons number them: merge 1 is the first (the API's
 ``merge_rank`` counts from 0).
 """
@@ -18,7 +19,7 @@ from collections import namedtuple
 from bpelab.checks import UNK
 from bpelab.imported.sentencepiece import token_byte
 from bpelab.text.readable import (BOUNDARY, MARKS, Stream, char_width, decodes_bytes, described, display_width,
-                                  id_form, token_parts)
+                                  id_form, readable_texts, token_parts)
 
 DEFAULT_TEXT = "the café baker bakes cakes, the café bakes soufflé"
 """The tutorial's review: the text both pages start with (``bpe view`` and ``bpe widget``)."""
@@ -476,3 +477,74 @@ def cut_to(cell, width):
             break
         kept.append(char)
     return "".join(kept) + "\N{HORIZONTAL ELLIPSIS}"
+
+
+# -- explain's lines: the replay of a chunk, step by step ------------------
+
+
+EXPLAIN_STEPS = 40
+"""``explain`` shows at most this many merges of one chunk, then says the rest are not shown."""
+
+EXPLAIN_TOKENS = 40
+"""...and draws at most this many tokens on one line."""
+
+
+def line_of(forms, count=None):
+    """Tokens' readable forms side by side, at most ``EXPLAIN_TOKENS`` of them (of ``count``, if more are left)."""
+    count = len(forms) if count is None else count
+    shown = " ".join(forms[:EXPLAIN_TOKENS])
+    if count > EXPLAIN_TOKENS:
+        shown += f" ... (+{count - EXPLAIN_TOKENS:,} more)"
+    return shown
+
+
+def replayed_steps(tokenizer, done):
+    """The lines ``explain`` shows of ``done``, the ``replay`` of a chunk: ``(label, tokens)`` from the starting
+    tokens on, at most ``EXPLAIN_STEPS`` merges, and whether more follow.
+
+    Where the merges are ordered as training orders them, a step merges
+    every occurrence of a pair, as ``bpe.reference_encode`` does (``replay``
+    makes them one after another); otherwise one occurrence, as
+    ``ranked.reference_encode_leftmost`` does. Each token is read where it is
+    in the chunk, so that a character cut between tokens shows.
+    """
+    draw = node_drawer(tokenizer, done)
+    sequence = [node for node, parts in enumerate(done.parts) if parts is None]
+    steps = [("start", line_of([draw(node) for node in sequence[:EXPLAIN_TOKENS]], len(sequence)))]
+    made, one_at_a_time = len(sequence), merges_one_at_a_time(tokenizer)
+    while made < len(done.ids):
+        if len(steps) > EXPLAIN_STEPS:
+            return steps, True
+        left, right, rank = done.parts[made]
+        label = f"merge {rank + 1}: {draw(left)} + {draw(right)}"
+        joined, gone = {}, set()
+        while made < len(done.ids) and (not joined or not one_at_a_time and done.parts[made][2] == rank):
+            joined[done.parts[made][0]] = made
+            gone.add(done.parts[made][1])
+            made += 1
+        sequence = [joined.get(node, node) for node in sequence if node not in gone]
+        steps.append((label, line_of([draw(node) for node in sequence[:EXPLAIN_TOKENS]], len(sequence))))
+    return steps, False
+
+
+def explain_chunk(tokenizer, chunk, title):
+    """The lines showing the merges encoding makes on one chunk (``replay``), from its starting tokens to its IDs.
+
+    At most ``EXPLAIN_STEPS`` merges are shown; the tokens and IDs at the
+    end always come from the full (fast) encoder, which gives the same
+    result. A chunk that ``ignore_merges`` gives whole is not replayed.
+    """
+    whole, done = chunk_replay(tokenizer, chunk)
+    steps, stopped = replayed_steps(tokenizer, done)
+    if whole is not None:
+        steps.append(("whole: a token (ignore_merges)", id_form(tokenizer, whole)))
+    ids = tokenizer.chunk_ids(chunk)
+    steps.append(("tokens", line_of(readable_texts(tokenizer, ids))))
+    width = max(len(label) for label, _ in steps)
+    lines = [title]
+    lines += [f"  {label:<{width}}  {tokens}" for label, tokens in steps[:-1]]
+    if stopped:
+        lines.append(f"  {'...':<{width}}  (more merges follow; only the first {EXPLAIN_STEPS} are shown)")
+    lines.append(f"  {steps[-1][0]:<{width}}  {steps[-1][1]}")
+    lines.append(f"  {'IDs':<{width}}  {' '.join(map(str, ids))}")
+    return lines

@@ -28,7 +28,7 @@ import unittest
 from unittest import mock
 
 from bpe import Tokenizer
-from bpelab.commands import cli, drawing, view
+from bpelab.commands import drawing, view
 from make_corpus import corpus
 from tests.clients import model_file, official_tokenizer, open_model, skip_or_fail
 from tests.lab_samples import FORM_SCRIPTS
@@ -315,7 +315,7 @@ class MergeTrees(unittest.TestCase):
 
 def explain_steps(tok, text):
     """The merge steps ``bpe explain`` prints for a one-chunk text, as ``merge N: left + right``."""
-    lines = cli.explain_chunk(tok, text, "")
+    lines = drawing.explain_chunk(tok, text, "")
     return sorted({match.group(1) for line in lines for match in [re.match(r"  (merge \d+: .+?)\s{2,}", line)]
                    if match})
 
@@ -466,7 +466,7 @@ class PageTests(unittest.TestCase):
         self.assertEqual(tree["made"], [node["text"] for node in expected["nodes"] if node["merge"]])
         self.assertEqual(tree["made"][:2], ["्त[1-2/3]", "्"])
         self.assertEqual(tree["steps"][0], f"merge {expected['nodes'][0]['merge']}: ् + त[1-2/3]")
-        explained = cli.explain_chunk(self.kinds["cl100k"], "्त", "")
+        explained = drawing.explain_chunk(self.kinds["cl100k"], "्त", "")
         self.assertIn(["tokens", "्त[1-2/3]", "त[3/3]"], [line.split() for line in explained])  # as in its chunk
 
     def test_the_policy_stops_an_injected_script(self):
