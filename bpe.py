@@ -31,7 +31,7 @@ from bpelab.imported import models
 from bpelab.merges import learning, rules, training
 from bpelab.merges.dropout import check_dropout
 from bpelab.merges.rules import TIE_RULES
-from bpelab.text import blocks, patterns, readable, specials
+from bpelab.text import blocks, offsets, patterns, readable, specials
 
 __all__ = [  # the lesson's names, then (at the bottom, ``FORWARDED``) the machinery's
     "merge_pair", "count_pairs", "best_pair", "TIE_RULES", "reference_train", "reference_encode",
@@ -473,28 +473,32 @@ class Tokenizer:
                           disallowed_special=disallowed_special)
         return readable.readable_texts(self, ids, text)
 
-    def encode_with_offsets(self, text: str, *, allowed_special: specials.SpecialChoice = None,
+    def encode_with_offsets(self, text: str, *, unit: str = "characters",
+                            allowed_special: specials.SpecialChoice = None,
                             disallowed_special: specials.SpecialChoice = None) -> list[tuple]:
-        """Encode ``text`` as ``(id, start, end)`` triples: each token's span of characters.
+        """Encode ``text`` as ``(id, start, end)`` triples: each token's span of the text.
 
         >>> Tokenizer(None, [], byte_level=True).encode_with_offsets("hé")
         [(104, 0, 1), (195, 1, 2), (169, 1, 2)]
+        >>> Tokenizer(None, [], byte_level=True).encode_with_offsets("hé", unit="bytes")
+        [(104, 0, 1), (195, 1, 2), (169, 2, 3)]
 
-        At the byte level a token that holds only part of a character (here
-        each byte of ``é``) gets the span of that whole character.
+        In characters a token that holds only part of a character (here each
+        byte of ``é``) gets the span of that whole character. In bytes the
+        spans partition the text's UTF-8: a space the tokenizer adds spans
+        nothing, and text a normalizer changed belongs to the token holding
+        the first byte of what it became (see ``bpelab.text.offsets``).
         """
-        ids = self.encode(text, allowed_special=allowed_special,
-                          disallowed_special=disallowed_special)
-        sizes = [len(self._model.decoded[token_id]) for token_id in ids]  # (bytes, or characters)
-        spans = utf8.token_offsets(text, sizes, self._model.decodes_bytes)
-        return [(token_id, start, end) for token_id, (start, end) in zip(ids, spans)]
+        offsets.check_unit(unit)
+        checks.check_text(text)
+        return offsets.token_offsets(self._model, text, unit, allowed_special, disallowed_special)
 
     def chunks(self, text: str) -> list[str]:
         """Cut ``text`` as ``encode`` does, (no special token sought)."""
         checks.check_text(text)
         text = utf8.replace_lone_surrogates(text) if self.byte_level else text
-        return [chunk for segment, _ in self._model.segments(text, (), ()) if segment
-                for chunk in self._model.chunks(segment)]
+        return [chunk for segment, special_id in self._model.segments(text, (), ())
+                if segment and special_id is None for chunk in self._model.chunks(segment)]
 
     def chunk_ids(self, chunk: str) -> list[int]:
         """The IDs of one chunk as ``chunks`` cuts it, its merges replayed as ``encode`` does."""

@@ -52,18 +52,22 @@ SINGLE_BYTES = [bytes([byte]) for byte in range(256)]
 """Each byte value as a one-byte ``bytes`` object, made once."""
 
 
-def character_spans_of_bytes(text):
-    """For each UTF-8 byte of ``text`` (as the byte level encodes it): the span of characters it belongs to.
+def character_spans_of_bytes(text, byte_level=True):
+    """For each UTF-8 byte of ``text``: the span of characters it belongs to (positions in ``text``).
 
-    A surrogate pair is one character of two positions; a lone surrogate
-    stands for the three bytes of U+FFFD, as the byte level encodes it.
+    At the byte level (as it encodes text) a surrogate pair is one character
+    of two positions and a lone surrogate stands for the three bytes of
+    U+FFFD; at the character level every surrogate is a character of its
+    own, of the three bytes ``surrogatepass`` gives it.
     """
+    if text.isascii():
+        return range(len(text)), range(1, len(text) + 1)
     starts, ends = [], []
     position = 0
     while position < len(text):
         char = text[position]
         width = 1
-        if "\ud800" <= char <= "\udbff" and text[position + 1:position + 2] and "\udc00" <= text[position + 1] <= "\udfff":
+        if byte_level and "\ud800" <= char <= "\udbff" and "\udc00" <= text[position + 1:position + 2] <= "\udfff":
             size, width = 4, 2
         elif "\ud800" <= char <= "\udfff":
             size = 3
@@ -87,24 +91,3 @@ def replace_lone_surrogates(text: str) -> str:
     if text.isascii() or not SURROGATE.search(text):
         return text
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-def token_offsets(text, sizes, byte_level):
-    """The ``(start, end)`` character span of each of consecutive tokens of ``text``, by their decoded ``sizes``.
-
-    ``sizes`` count bytes at the byte level (a token that holds part of a
-    character gets that whole character's span) and characters otherwise
-    (an unknown character decodes to one U+FFFD, one character too).
-    """
-    if byte_level:
-        starts, ends = character_spans_of_bytes(text)
-    else:
-        starts, ends = range(len(text)), range(1, len(text) + 1)
-    if sum(sizes) != len(starts):
-        raise ValueError("the tokens do not spell the text: the tokenizer changed it before encoding (a "
-                         "normalizer, or a prefix space), so its tokens have no spans in it")
-    spans, offset = [], 0
-    for size in sizes:
-        spans.append((starts[offset], ends[offset + size - 1]))
-        offset += size
-    return spans

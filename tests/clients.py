@@ -141,3 +141,12 @@ def open_model(name):
     import bpe
 
     return bpe.Tokenizer.load_huggingface(model_file(name))
+
+
+@functools.lru_cache(maxsize=None)
+def their_model(name):
+    """Hugging Face ``tokenizers``' own load of the real file ``.models/NAME.json``, once for the whole test run (the
+    six take seconds). Tests must not change it."""
+    import tokenizers
+
+    return tokenizers.Tokenizer.from_file(model_file(name))

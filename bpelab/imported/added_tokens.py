@@ -120,28 +120,29 @@ class AddedTokenMatcher(SpecialTokenMatcher):
         self.plain = frozenset(token.content for token in added_tokens if not token.special)
 
     def segments(self, text, allowed_special=None, disallowed_special=None):
-        """Cut ``text`` around its added tokens: ``(normalized text, None)`` and ``(None, ID)`` items, in order.
+        """Cut ``text`` around its added tokens: ``(normalized text, None)`` and ``(match, ID)`` items, in order.
 
         By default every added token is matched; with ``allowed_special``
         only the special ones named (and all others); the text of one in
         ``disallowed_special`` is a ``SpecialTokenInText``.
         """
+        return [segment for _, segments in self.stretches(text, allowed_special, disallowed_special)
+                for segment in segments] or [("", None)]
+
+    def stretches(self, text, allowed_special=None, disallowed_special=None):
+        """``segments`` grouped by the stretch of ``text`` each comes from: ``(written, its segments)`` pairs, where
+        ``written`` is an added token matched as written, or a stretch between such tokens, normalized as one."""
         raw, normalized, _ = self.choice(text, allowed_special, disallowed_special)
         if raw is None or raw.search(text) is None:  # (most text holds no added token: the quick way)
-            return self.second_pass(self.normalize(text), normalized)
-        segments = []
-        for piece, token in cut_around(text, raw, self.raw.__getitem__):
-            if token is not None:
-                segments.append((None, token.id))
-            elif piece:
-                segments += self.second_pass(self.normalize(piece), normalized)
-        return segments or [("", None)]
+            return [(text, self.second_pass(self.normalize(text), normalized))]
+        return [(piece, [(piece, token.id)] if token is not None else self.second_pass(self.normalize(piece), normalized))
+                for piece, token in cut_around(text, raw, self.raw.__getitem__) if piece]
 
     def second_pass(self, text, finder):
         """Normalized text cut around the added tokens sought there (``finder``, None for none)."""
         if finder is None:
             return [(text, None)]
-        return [(piece, None) if token is None else (None, token.id)
+        return [(piece, None if token is None else token.id)
                 for piece, token in cut_around(text, finder, self.normalized.__getitem__)]
 
     def finders_for(self, allowed, disallowed):

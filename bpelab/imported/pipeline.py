@@ -35,6 +35,7 @@ around it (``normalize``), so every Python version gives the same text.
 """
 
 import functools
+import os
 import re
 import unicodedata
 
@@ -137,6 +138,73 @@ def normalize(form, text):
 def unassigned_in_9():
     """A regex finding a code point Unicode 9.0.0 had not assigned (compiled on first use)."""
     return re.compile(f"({char_class(unicode_ranges.NORMALIZATION_UNASSIGNED_RANGES, 'python')})")
+
+
+def step_pieces(step, text):
+    """``text`` through one normalizer step as ``(before, after)`` pieces: the befores join up to ``text``, the
+    afters to what the step makes of it, and a piece the step keeps has ``before == after``."""
+    name = step["step"]
+    if name == "prepend":
+        return [("", step["text"]), (text, text)] if text else [(text, text)]
+    if name == "replace":
+        kept = text.split(step["old"])
+        pieces = [(step["old"], step["new"])] * (2 * len(kept) - 1)
+        pieces[0::2] = [(piece, piece) for piece in kept]
+        return pieces
+    return normal_pieces(name, text)
+
+
+def normal_pieces(form, text):
+    """``text`` as ``(before, after)`` pieces that ``normalize(form, ...)`` takes apart, the changed ones as small as
+    can be: each non-ASCII character with the character before it is a candidate, joined to its neighbour where
+    the two normalize otherwise together, and what a changed piece keeps at either end is a kept piece."""
+    whole = normalize(form, text)
+    if whole == text:
+        return [(text, text)]
+    units = []
+    for run in CANDIDATES.findall(text):
+        alone = normalize(form, run)
+        if units and normalize(form, units[-1][0] + run) != units[-1][1] + alone:
+            joined = units[-1][0] + run
+            units[-1] = (joined, normalize(form, joined))
+        else:
+            units.append((run, alone))
+    if "".join(after for _, after in units) != whole:  # (never seen; one piece is still exact)
+        units = [(text, whole)]
+    return [piece for before, after in units for piece in trimmed(before, after)]
+
+
+CANDIDATES = re.compile("[\x00-\x7f]+(?![^\x00-\x7f])|[\x00-\x7f]*?[\x00-\x7f]?[^\x00-\x7f]")
+"""What ``normal_pieces`` tries to normalize apart: a run of ASCII not followed by other text, or a non-ASCII
+character with the ASCII character before it (ASCII text is its own normal form in every form, but ``e`` and
+U+0301 compose)."""
+
+
+def trimmed(before, after):
+    """A changed piece as its common start, the changed middle and its common end (kept pieces where not empty)."""
+    if before == after:
+        return [(before, after)]
+    head = len(os.path.commonprefix([before, after]))
+    tail = len(os.path.commonprefix([before[head:][::-1], after[head:][::-1]]))
+    pieces = [(before[:head], before[:head]), (before[head:len(before) - tail], after[head:len(after) - tail]),
+              (before[len(before) - tail:], before[len(before) - tail:])]
+    return [piece for piece in pieces if piece[0] or piece[1]]
+
+
+def piece_bounds(pieces):
+    """For each boundary between the UTF-8 bytes of the afters of ``pieces``, the boundary of the befores' it
+    comes from (see ``Pipeline.normalize_aligned``)."""
+    bounds, start = [], 0
+    for before, after in pieces:
+        size, made = len(before.encode("utf-8", "surrogatepass")), len(after.encode("utf-8", "surrogatepass"))
+        if before == after:
+            bounds += range(start, start + size)
+        elif made:
+            bounds += [start] + [start + size] * (made - 1)
+        start += size
+    bounds.append(start)
+    bounds[0] = 0  # (text removed at the very start goes with the first token)
+    return bounds
 
 
 def check_steps(steps, kind):
@@ -388,6 +456,25 @@ class Pipeline:
             else:
                 text = normalize(name, text)
         return text
+
+    def normalize_aligned(self, text):
+        """``normalize(text)``, and where each boundary between its UTF-8 bytes lies in ``text``'s: a list one longer
+        than its bytes (None where the normalizer changes nothing), for offsets.
+
+        Each step cuts its text into pieces it keeps or changes (``step_pieces``). A kept piece's bytes map one to
+        one; a changed piece belongs whole to the token that holds its first byte, so the boundaries inside it map
+        to its end (a prepended text's all to where it stands, as it has no bytes of ``text``); text a step removes
+        goes with the bytes before it. The steps' maps are composed, so boundaries never go backwards and every
+        byte of ``text`` belongs to one token.
+        """
+        bounds = None
+        for step in self.normalizer:
+            pieces = step_pieces(step, text)
+            text = "".join(after for _, after in pieces)
+            if any(before != after for before, after in pieces):
+                mapped = piece_bounds(pieces)
+                bounds = mapped if bounds is None else [bounds[at] for at in mapped]
+        return text, bounds
 
     def matcher(self):
         """The added tokens as ``encode`` looks for them, with this normalizer between (an ``AddedTokenMatcher``)."""

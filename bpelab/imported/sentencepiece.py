@@ -24,7 +24,9 @@ pipeline (``Tokenizer(None, merges, vocab=..., pipeline=...)``, with
   UTF-8), ``fuse``, ``strip``, ``metaspace``.
 """
 
+import functools
 import re
+from itertools import accumulate
 
 from bpelab.checks import decoded_values
 from bpelab.imported.vocabulary import GivenVocabulary
@@ -104,6 +106,48 @@ class CharacterVocabulary(GivenVocabulary):
         """A chunk's IDs, as a tuple: the token it is, with ``ignore_merges``, else its characters merged."""
         whole = self.whole.get(chunk) if self.whole else None
         return (whole,) if whole is not None else tuple(self.merge(self.start_ids(chunk)))
+
+    def token_sizes(self, chunk, ids):
+        """How many of ``chunk``'s UTF-8 bytes each of its tokens ``ids`` spans, read off the chunk token by token:
+        a byte token one byte (its own), a token its text's, the unknown token the characters it stands for (a run
+        of them with ``fuse_unk``). A token that does not spell the chunk where it stands is refused."""
+        data, sizes, at = chunk.encode("utf-8"), [], 0
+        place_of = None  # (the byte where each character starts -> its place: made only for an unknown token)
+        for token_id in ids:
+            text = self.vocab[token_id].encode("utf-8")
+            size = 0
+            if data[at:at + 1] == self.byte_of.get(token_id):
+                size = 1
+            elif data.startswith(text, at):
+                size = len(text)
+            elif token_id == self.unk_id:
+                place_of = place_of or {start: place for place, start in enumerate(
+                    accumulate((len(char.encode("utf-8")) for char in chunk), initial=0))}
+                if at in place_of:
+                    start = place_of[at]
+                    size = len(chunk[start:start + self.unknown_run(chunk, start)].encode("utf-8"))
+            if not size:
+                raise ValueError(f"the token {shown(self.vocab[token_id])} does not spell the text at byte {at} of the "
+                                 f"chunk {shown(chunk)}, so its tokens have no spans in it (Hugging Face puts an "
+                                 "unknown character's token after the byte tokens of the characters that follow it)")
+            sizes.append(size)
+            at += size
+        return sizes
+
+    def unknown_run(self, chunk, start):
+        """How many characters of ``chunk`` from ``start`` the unknown token stands for: one, or with ``fuse_unk``
+        every unknown character in a row."""
+        model, end = self.pipeline.model, start
+        while end < len(chunk) and start_ids(chunk[end], self.ids, self.byte_ids, self.unk_id, False) == [self.unk_id]:
+            end += 1
+            if not model["fuse_unk"]:
+                break
+        return end - start
+
+    @functools.cached_property
+    def byte_of(self):
+        """Each byte token's ID -> the one byte it stands for, as ``bytes`` (with ``byte_fallback``)."""
+        return {token_id: bytes([byte]) for byte, token_id in enumerate(self.byte_ids) if token_id is not None}
 
     def decoded_values(self):
         """The bytes each ID stands for (None where no token has the ID): the decoder's steps on its token alone,

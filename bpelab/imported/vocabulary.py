@@ -105,6 +105,11 @@ class GivenVocabulary:
         """``text`` cut around its added tokens, normalized between them (see ``added_tokens.AddedTokenMatcher``)."""
         return self.matcher.segments(text, allowed_special, disallowed_special)
 
+    def stretches(self, text, allowed_special, disallowed_special):
+        """``segments`` by the stretch of ``text`` each comes from: an added token as written, or a stretch
+        normalized as one."""
+        return self.matcher.stretches(text, allowed_special, disallowed_special)
+
     def encode_segment(self, text, ids, dropout=None):
         """Append the IDs of ``text``, a segment between added tokens: its chunks, each encoded once (dropout is
         refused before: see ``description``)."""
@@ -114,6 +119,10 @@ class GivenVocabulary:
     def chunks(self, text):
         """The chunks of a segment, as the pre-tokenizer cuts it."""
         return self.cut(text)
+
+    def token_sizes(self, chunk, ids):
+        """How many of ``chunk``'s UTF-8 bytes each of its tokens ``ids`` spans: the bytes it stands for."""
+        return [len(self.decoded[token_id]) for token_id in ids]
 
     def decode(self, ids, skip_special_tokens):
         """The text of ``ids``: their bytes as UTF-8, as Hugging Face's ByteLevel decoder gives it."""

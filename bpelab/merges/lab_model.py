@@ -12,10 +12,14 @@ An imported model (``bpelab.imported.models``) answers the same, so the
   ``alphabet``, ``merges``, ``vocab``, ``ids``, ``special_tokens``,
   ``add_prefix_space`` and ``pipeline`` (None for the lab's own kind);
 - ``segments(text, allowed_special, disallowed_special)``: the text cut
-  around its special (or added) tokens, ``(text, None)`` and ``(None, ID)``;
+  around its special (or added) tokens, ``(text, None)`` and ``(match, ID)``;
+  ``stretches(...)``: the same grouped by the stretch of the text each comes
+  from, as ``(written, segments)`` (offsets count in the written parts);
 - ``encode_segment(text, ids, dropout)``: the IDs of one such stretch
   appended to ``ids``; ``chunks(text)``: its chunks; ``start_ids(chunk)``: a
   chunk's IDs before any merge; ``cache[chunk]``: a chunk's IDs after them;
+  ``token_sizes(chunk, ids)``: how many of the chunk's UTF-8 bytes each of
+  its tokens spans;
 - ``decoded``: what each ID decodes to (bytes where ``decodes_bytes``, else
   text), and ``decode(ids, skip_special_tokens)``: the text of IDs;
 - ``offers_dropout``, ``skips_special_tokens`` (``decode``'s default) and
@@ -115,6 +119,10 @@ class LabModel:
         """``text`` cut around its special tokens, by tiktoken's rules (``bpelab.text.specials``)."""
         return self.matcher.segments(text, allowed_special, disallowed_special)
 
+    def stretches(self, text, allowed_special, disallowed_special):
+        """``segments`` by the stretch of ``text`` each comes from (each its own here: nothing is normalized)."""
+        return self.matcher.stretches(text, allowed_special, disallowed_special)
+
     def encode_segment(self, text, ids, dropout=None):
         """Append the IDs of ``text``, which holds no special token, to ``ids``.
 
@@ -150,6 +158,18 @@ class LabModel:
         if self.byte_level:
             return chunk.encode("utf-8").translate(self.byte_ids)
         return list(map(self.character_id.get, chunk, repeat(0)))
+
+    def token_sizes(self, chunk, ids):
+        """How many of ``chunk``'s UTF-8 bytes each of its tokens ``ids`` spans: its bytes, or its characters' (an
+        unknown one is one character; a surrogate counts the three bytes ``surrogatepass`` gives it)."""
+        if self.byte_level:
+            return [len(self.decoded[token_id]) for token_id in ids]
+        sizes, at = [], 0
+        for token_id in ids:
+            width = len(self.decoded[token_id])
+            sizes.append(len(chunk[at:at + width].encode("utf-8", "surrogatepass")))
+            at += width
+        return sizes
 
     def decode(self, ids, skip_special_tokens):
         """The text of ``ids``: their bytes as UTF-8 (U+FFFD where invalid), or their characters."""

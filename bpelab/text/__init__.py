@@ -10,4 +10,5 @@ Its modules, bottom up, each with the ``bpe.py`` definition it equals:
     specials        special tokens, their IDs and where they are in text (no definition: ``Tokenizer.encode``'s rule)
     blocks          long text and files cut a block at a time at safe cuts: ``bpe.chunks`` of the whole text
     readable        each token as the text it stands for, and its readable form (no definition: ``Tokenizer.readable_tokens``)
+    offsets         each token's span of the text, in bytes or characters (no definition: ``Tokenizer.encode_with_offsets``)
 """

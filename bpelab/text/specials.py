@@ -141,10 +141,10 @@ def _trie_source(node):
 
 
 def cut_around(text, finder, meaning):
-    """``text`` cut around the matches of ``finder``: ``(text, None)`` items, and ``(None, meaning(match))`` for each."""
+    """``text`` cut around the matches of ``finder``: ``(text, None)`` items, and ``(match, meaning(match))`` for each."""
     pieces, start = [], 0
     for found in finder.finditer(text):
-        pieces += [(text[start:found.start()], None), (None, meaning(found.group()))]
+        pieces += [(text[start:found.start()], None), (found.group(), meaning(found.group()))]
         start = found.end()
     pieces.append((text[start:], None))
     return pieces
@@ -184,7 +184,7 @@ class SpecialTokenMatcher:
         self._choices = {}
 
     def segments(self, text, allowed_special=None, disallowed_special=None):
-        """Cut ``text`` around the allowed special tokens: ``(text, None)`` and ``(None, ID)`` items.
+        """Cut ``text`` around the allowed special tokens: ``(text, None)`` and ``(match, ID)`` items.
 
         Special tokens follow tiktoken's rules: none is allowed unless named,
         and the text of a disallowed one (by default, all that are not
@@ -194,6 +194,12 @@ class SpecialTokenMatcher:
         if allowed is None:
             return [(text, None)]
         return cut_around(text, allowed, self.ids.__getitem__)
+
+    def stretches(self, text, allowed_special=None, disallowed_special=None):
+        """``segments`` grouped by the stretch of ``text`` each comes from: ``(written, its segments)`` pairs, whose
+        ``written`` parts join up to ``text`` (offsets count in them). Here each stretch is its one segment."""
+        return [(piece, [(piece, token_id)]) for piece, token_id in self.segments(text, allowed_special,
+                                                                                 disallowed_special)]
 
     allows_all = False
     """What None means for ``allowed_special``: no special token (tiktoken's rule), or all of them."""

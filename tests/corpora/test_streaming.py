@@ -16,7 +16,7 @@ from unittest import mock
 from bpe import SpecialTokenInText, Tokenizer
 from bpelab.imported.sentencepiece import token_byte
 from bpelab.text import blocks
-from tests.clients import official_tokenizer, require_models, require_module, require_official
+from tests.clients import official_tokenizer, open_model, require_models, require_module, require_official, their_model
 from tests.formats.test_gpt2_files import HF_DATA, ROBERTA_SPECIALS, corpus_lines, roberta_like, texts
 
 TRICKY = ["a\r\n\r\nb", "e\u0301\u0308 x", "👩‍👩‍👧 🙂!", "  \t\n x", "it's 1234567 ", "<|endoftext|>", "x<|endoftext|>y",
@@ -244,12 +244,9 @@ class DecodeStreamTests(unittest.TestCase):
     @require_module("tokenizers")
     @require_models(*OPEN_MODELS)
     def test_the_open_models_step_as_hugging_face_does(self):
-        from tokenizers import Tokenizer as HuggingFace
-
-        from tests.clients import model_file, open_model
         for name in OPEN_MODELS:
             with self.subTest(model=name):
-                self.check_like_hugging_face(open_model(name), HuggingFace.from_file(model_file(name)), name)
+                self.check_like_hugging_face(open_model(name), their_model(name), name)
 
     @require_module("tokenizers")
     @require_official("gpt2")

@@ -365,11 +365,13 @@ class CommandLineAndDatasetTests(unittest.TestCase):
         self.assertIn("  whole: a token (ignore_merges)  ␣supercalifragilistic", lines)
         self.assertIn("tokens: qzq z ␣supercalifragilistic", lines)
 
-    def test_offsets_where_the_text_is_kept_and_a_clear_refusal_where_not(self):
+    def test_offsets_through_the_normalizer(self):
         nfc = LOADED["nfc"]
         self.assertEqual([span[1:] for span in nfc.encode_with_offsets("é x")][-1], (2, 3))
-        with self.assertRaisesRegex(ValueError, "changed it before encoding"):
-            nfc.encode_with_offsets("e\u0301")
+        composed = nfc.encode_with_offsets("e\u0301 x", unit="bytes")  # NFC makes one character of two
+        self.assertEqual(b"".join(map(nfc.token_bytes, nfc.encode("e\u0301"))), "é".encode())
+        self.assertEqual((composed[0][1], composed[-1][1:]), (0, (4, 5)))
+        self.assertEqual([start for _, start, _ in composed[1:]], [end for _, _, end in composed[:-1]])
 
     def test_token_files_encode_each_file_whole(self):
         tok = LOADED["sequence"]
