@@ -11,6 +11,7 @@ failure instead, so continuous integration can never pass by skipping.
 import functools
 import importlib.util
 import os
+import tempfile
 import unittest
 
 IN_CI = os.environ.get("CI") == "true"
@@ -150,3 +151,17 @@ def their_model(name):
     import tokenizers
 
     return tokenizers.Tokenizer.from_file(model_file(name))
+
+
+@functools.lru_cache(maxsize=None)
+def gpt2_hugging_face_form():
+    """GPT-2's official files in their Hugging Face form (``save_huggingface``), loaded by the lab and by
+    ``tokenizers``: ``(ours, theirs)``, made once for the whole test run. Tests must not change them."""
+    import tokenizers
+
+    import bpe
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "tokenizer.json")
+        official_tokenizer("gpt2").save_huggingface(path)
+        return bpe.Tokenizer.load_huggingface(path), tokenizers.Tokenizer.from_file(path)

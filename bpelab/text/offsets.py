@@ -42,13 +42,9 @@ def check_unit(unit):
 
 def token_offsets(model, text, unit, allowed_special, disallowed_special):
     """``(id, start, end)`` for each token of ``text``, by ``model``, in ``unit`` (checked before)."""
-    if model.byte_level:
-        written = replace_lone_surrogates(text)
-    elif unit == "bytes":
+    if unit == "bytes" and not model.byte_level:  # (for characters, a surrogate here is 3 bytes at one position)
         checks.check_no_surrogate(text, "text", "; byte offsets count UTF-8 bytes (replace it with U+FFFD)")
-        written = text
-    else:
-        written = text  # (a character-level model keeps a surrogate as a character: 3 bytes here, one position)
+    written = replace_lone_surrogates(text) if model.byte_level else text
     ids, ends = token_ends(model, written, allowed_special, disallowed_special)
     spans = list(zip([0] + ends[:-1], ends))
     if unit == "characters":

@@ -16,7 +16,8 @@ from unittest import mock
 from bpe import SpecialTokenInText, Tokenizer
 from bpelab.imported.sentencepiece import token_byte
 from bpelab.text import blocks
-from tests.clients import official_tokenizer, open_model, require_models, require_module, require_official, their_model
+from tests.clients import (gpt2_hugging_face_form, official_tokenizer, open_model, require_models, require_module,
+                           require_official, their_model)
 from tests.formats.test_gpt2_files import HF_DATA, ROBERTA_SPECIALS, corpus_lines, roberta_like, texts
 
 TRICKY = ["a\r\n\r\nb", "e\u0301\u0308 x", "👩‍👩‍👧 🙂!", "  \t\n x", "it's 1234567 ", "<|endoftext|>", "x<|endoftext|>y",
@@ -251,13 +252,7 @@ class DecodeStreamTests(unittest.TestCase):
     @require_module("tokenizers")
     @require_official("gpt2")
     def test_gpt2_in_its_hugging_face_form(self):
-        from tokenizers import Tokenizer as HuggingFace
-
-        gpt2 = official_tokenizer("gpt2")
-        with tempfile.TemporaryDirectory() as folder:
-            path = os.path.join(folder, "tokenizer.json")
-            gpt2.save_huggingface(path)
-            self.check_like_hugging_face(Tokenizer.load_huggingface(path), HuggingFace.from_file(path), "gpt2")
+        self.check_like_hugging_face(*gpt2_hugging_face_form(), "gpt2")
 
     def test_the_lab_kinds_join_up_and_start_after_given_ids(self):
         rng = random.Random(5)

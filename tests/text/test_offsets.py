@@ -31,15 +31,14 @@ Claude's, Gemini's and GPT-4o's tokenizers (``BPE_LAB_OPEN_MODELS``).
 
 import json
 import os
-import tempfile
 import unittest
 from collections import Counter
 
 from bpe import SpecialTokenInText, Tokenizer
 from bpelab.byte_level import bytes_to_display
 from bpelab.imported.pipeline import Pipeline
-from tests.clients import (official_tokenizer, open_model, require_models, require_module, require_official,
-                           their_model)
+from tests.clients import (gpt2_hugging_face_form, official_tokenizer, open_model, require_models, require_module,
+                           require_official, their_model)
 from tests.formats.test_gpt2_files import texts
 
 OFFSET_TEXTS = int(os.environ.get("BPE_LAB_OFFSET_TEXTS", "150"))
@@ -148,16 +147,10 @@ class HuggingFaceTests(Checker):
     @require_module("tokenizers")
     @require_official("gpt2")
     def test_gpt2_in_its_hugging_face_form(self):
-        from tokenizers import Tokenizer as HuggingFace
-
-        gpt2 = official_tokenizer("gpt2")
-        with tempfile.TemporaryDirectory() as folder:
-            path = os.path.join(folder, "tokenizer.json")
-            gpt2.save_huggingface(path)
-            theirs = HuggingFace.from_file(path)
-            for ours in (gpt2, Tokenizer.load_huggingface(path)):  # the official files, and their Hugging Face form
-                with self.subTest(kind=ours.describe()["base"]):
-                    self.check_texts(ours, theirs, "gpt2", ["<|endoftext|>"])
+        form, theirs = gpt2_hugging_face_form()
+        for kind, ours in (("official files", official_tokenizer("gpt2")), ("Hugging Face form", form)):
+            with self.subTest(kind=kind):
+                self.check_texts(ours, theirs, "gpt2", ["<|endoftext|>"])
 
     @require_module("tokenizers")
     def test_the_labs_own_kinds(self):
