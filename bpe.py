@@ -483,14 +483,11 @@ class Tokenizer:
         >>> Tokenizer(None, [], byte_level=True).encode_with_offsets("hé", unit="bytes")
         [(104, 0, 1), (195, 1, 2), (169, 2, 3)]
 
-        In characters a token that holds only part of a character (here each
-        byte of ``é``) gets the span of that whole character. In bytes the
-        spans partition the text's UTF-8: a space the tokenizer adds spans
-        nothing, and text a normalizer changed belongs to the token holding
-        the first byte of what it became (see ``bpelab.text.offsets``).
+        In characters a token holding part of a character (each byte of ``é``)
+        gets the whole character's span; in bytes the spans partition the
+        text's UTF-8 (an added space spans nothing; ``bpelab.text.offsets``
+        says where text a normalizer changed goes).
         """
-        offsets.check_unit(unit)
-        checks.check_text(text)
         return offsets.token_offsets(self._model, text, unit, allowed_special, disallowed_special)
 
     def chunks(self, text: str) -> list[str]:

@@ -41,7 +41,9 @@ def check_unit(unit):
 
 
 def token_offsets(model, text, unit, allowed_special, disallowed_special):
-    """``(id, start, end)`` for each token of ``text``, by ``model``, in ``unit`` (checked before)."""
+    """``(id, start, end)`` for each token of ``text``, by ``model``, in ``unit`` (both checked first)."""
+    check_unit(unit)
+    checks.check_text(text)
     if unit == "bytes" and not model.byte_level:  # (for characters, a surrogate here is 3 bytes at one position)
         checks.check_no_surrogate(text, "text", "; byte offsets count UTF-8 bytes (replace it with U+FFFD)")
     written = replace_lone_surrogates(text) if model.byte_level else text
