@@ -4,14 +4,16 @@ The smoke run of every phase is ``tests/merges/test_training.py``'s
 ``test_benchmark_quick_smoke``; here are the parts it does not reach:
 another commit's code run by this tree's job runner in a worktree that is
 removed afterwards, the order of the alternating runs, the verdict on two
-spreads, and docs/benchmark.md's sections and history. Timings are never
-asserted.
+spreads, the sum of a process tree's high-water marks, and
+docs/benchmark.md's sections and history. Timings are never asserted.
 """
 
 import ast
 import glob
 import io
 import os
+import subprocess
+import sys
 import tempfile
 import unittest
 from unittest import mock
@@ -22,6 +24,7 @@ from tests.lab_samples import CORPUS
 from tools.bench import benchmark_page, cli, measuring, versions
 from tools.bench.jobs import job_result
 from tools.bench.measuring import Entry, measure_in_turn
+from tools.bench.probes import TreeHighWater
 from tools.bench.report import change
 
 OLD_FLAT_LAYOUT = "88c6009"
@@ -78,6 +81,33 @@ class JobRunnerTests(unittest.TestCase):
             self.assertNotIn(checkout, versions.git("worktree", "list", "--porcelain"))
             self.assertNotIn("failed", theirs)
             self.assertEqual(theirs["digest"], job_result(spec)["digest"])  # the same IDs as this tree's encode
+
+
+HOLD_MB = """
+import subprocess, sys, time
+held = bytearray({mb} * 10 ** 6)
+child = subprocess.Popen([sys.executable, "-c", {child!r}]) if {child!r} else None
+time.sleep(0.5)
+if child:
+    child.wait()
+"""
+"""A process that holds ``mb`` MB for half a second, and starts ``child`` (Python source) if it is given."""
+
+
+class MemoryTests(unittest.TestCase):
+
+    @unittest.skipUnless(os.path.exists("/proc/self/status"), "no /proc here")
+    def test_the_tree_s_peak_is_each_process_s_last_vmhwm_summed_a_child_that_ended_first_included(self):
+        child = HOLD_MB.format(mb=80, child="")
+        parent = subprocess.Popen([sys.executable, "-c", HOLD_MB.format(mb=40, child=child)])
+        with TreeHighWater(parent.pid) as memory:
+            parent.wait()
+        self.assertEqual(len(memory.last_kib), 2)
+        child_kib, parent_kib = sorted(memory.last_kib.values(), reverse=True)
+        self.assertGreaterEqual(child_kib * 1024, 80 * 10 ** 6)
+        self.assertGreaterEqual(parent_kib * 1024, 40 * 10 ** 6)
+        self.assertLess(parent_kib * 1024, 80 * 10 ** 6)
+        self.assertEqual(memory.total_kib, child_kib + parent_kib)
 
 
 class CompareTests(unittest.TestCase):

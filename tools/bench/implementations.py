@@ -108,12 +108,17 @@ def hf_pipeline(model):
 
 
 def train_ours(spec):
-    """Train the lab tokenizer from a file (characters, or bytes when asked); return a note."""
+    """Train the lab tokenizer from a file (characters, or bytes when asked); return a note.
+
+    ``add_prefix_space`` and ``special_tokens`` are passed on only when the
+    spec has them, so that a commit older than those options trains too.
+    """
     from bpe import Tokenizer
 
+    options = {name: spec[name] for name in ("add_prefix_space", "special_tokens") if name in spec}
     tokenizer = Tokenizer.train_from_files([spec["corpus"]], spec["vocab_size"],
                                            byte_level=spec.get("byte_level", False), pattern=spec.get("pattern"),
-                                           superbpe=spec.get("superbpe"))
+                                           superbpe=spec.get("superbpe"), **options)
     if spec.get("save_to"):
         tokenizer.save(spec["save_to"])
     return f"{len(tokenizer.merges):,} merges"

@@ -34,7 +34,7 @@ from itertools import chain
 from .corpora import LONG_TEXTS, random_letters, read_text
 from .implementations import (CHUNKS_ONLY, ENCODERS, IMPLEMENTATIONS, LOADERS, RULE_TRAINERS, TRAINERS,
                               documented_module, load_tiktoken_file)
-from .probes import TreeMemory, Unmeasured, max_rss_kib, peak_rss_kib, timed, within
+from .probes import TreeHighWater, TreeMemory, Unmeasured, max_rss_kib, peak_rss_kib, timed, within
 from .versions import bpe_digest
 
 LONG_TRAIN_VOCAB = 1000
@@ -225,6 +225,35 @@ def job_encode_files(spec):
         os.remove(path)
     return {"cold": seconds, "rss_kib": peak, "digest": digest,
             "note": f"{count:,} tokens ({summary['dtype']}); RSS of the process tree"}
+
+
+@job("command-memory")
+def job_command_memory(spec):
+    """``bpe.py count`` or ``bpe.py prepare`` of one file as a real process: its wall time, and the sum over its
+    process tree (it and its workers) of each process's last VmHWM.
+
+    The ``bpe.py`` run is the one this process imports; a token file that
+    ``prepare`` writes is removed.
+    """
+    import bpe
+
+    lab = os.path.dirname(os.path.abspath(bpe.__file__))
+    out = os.path.join(os.path.dirname(spec["corpus"]), "command-tokens.bin")
+    command = [sys.executable, os.path.join(lab, "bpe.py"), spec["command"], "-t", spec["tokenizer"], spec["corpus"],
+               "--workers", str(spec["workers"])] + (["-o", out] if spec["command"] == "prepare" else [])
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=lab)
+    with TreeHighWater(process.pid) as memory:
+        _, stderr = process.communicate()
+    seconds = time.perf_counter() - started
+    for path in (out, out + ".json"):
+        if os.path.exists(path):
+            os.remove(path)
+    if process.returncode != 0:
+        raise RuntimeError(stderr.decode("utf-8", "replace").strip() or f"exit {process.returncode}")
+    processes = len(memory.last_kib)
+    return {"seconds": seconds, "rss_kib": memory.total_kib, "processes": processes,
+            "note": f"{processes} process{'es' if processes > 1 else ''}; sum of each one's last VmHWM"}
 
 
 @job("cache")

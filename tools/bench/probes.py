@@ -6,7 +6,10 @@ the memory of the parent that started the process. A job that spreads over
 worker processes (``encode_files``) is measured as a process tree: the
 resident memory of the job's process and all its descendants, summed,
 sampled every 50 ms from /proc (``TreeMemory``). Pages shared after
-``fork`` count once per process, so the sum errs high. Standard library only.
+``fork`` count once per process, so the sum errs high. A command run as a
+child process (``bpe.py count``) is measured by the high-water marks of its
+tree instead (``TreeHighWater``): each process's VmHWM, the most it has
+held, read until it exits, summed. Standard library only.
 """
 
 import glob
@@ -57,11 +60,17 @@ def peak_rss_kib():
     of 100 MB reports at least 100 MB, which would charge the benchmark's own
     memory to every job. VmHWM starts afresh with the new program.
     """
+    return high_water_kib("self") or max_rss_kib(resource.RUSAGE_SELF)
+
+
+def high_water_kib(pid):
+    """VmHWM of process ``pid`` (or ``"self"``) in KiB, the most it has held so far; None once it has ended or
+    where /proc has no such line."""
     try:
-        with open("/proc/self/status") as stream:
+        with open(f"/proc/{pid}/status") as stream:
             return next(int(line.split()[1]) for line in stream if line.startswith("VmHWM:"))
     except (OSError, StopIteration):
-        return max_rss_kib(resource.RUSAGE_SELF)
+        return None
 
 
 def tree_pids(root):
@@ -102,6 +111,49 @@ class TreeMemory(threading.Thread):
     def run(self):
         while not self.done.wait(self.interval):
             self.peak_kib = max(self.peak_kib, sum(map(rss_kib, tree_pids(os.getpid()))))
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.done.set()
+        self.join()
+
+
+class TreeHighWater(threading.Thread):
+    """Within ``with``: each process of ``root``'s tree with its last VmHWM, read every ``interval`` seconds.
+
+    VmHWM only grows, so the last reading before a process exits is what it
+    held at most (short of growth in its final ``interval``); ``total_kib``
+    sums those over every process seen, workers that ended early included.
+    Leave the ``with`` once ``root`` has exited.
+    """
+
+    def __init__(self, root, interval=0.01):
+        super().__init__(daemon=True)
+        self.root = root
+        self.interval = interval
+        self.last_kib = {}  # pid -> its latest VmHWM
+        self.done = threading.Event()
+
+    def sample(self):
+        """Read the VmHWM of every process of the tree now."""
+        for pid in tree_pids(self.root):
+            reading = high_water_kib(pid)
+            if reading is not None:
+                self.last_kib[pid] = max(self.last_kib.get(pid, 0), reading)
+
+    def run(self):
+        while True:
+            self.sample()
+            if self.done.wait(self.interval):
+                return
+
+    @property
+    def total_kib(self):
+        """The sum over the processes seen of each one's last VmHWM."""
+        return sum(self.last_kib.values())
 
     def __enter__(self):
         self.start()
