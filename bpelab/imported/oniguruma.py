@@ -454,14 +454,15 @@ DIGITS = category_set("nd")
 """Oniguruma's ``\\d``: decimal digits of every script."""
 
 
-def nullable(tree):
-    """Whether the tree may match the empty string (saying yes when unsure is safe)."""
+def nullable(tree, surely=False):
+    """Whether the tree may match the empty string, saying yes when unsure (where yes is the safe answer); with
+    ``surely``, whether it does on a path with no look-ahead, end or atomic group (saying no when unsure)."""
     kind = tree[0]
     if kind in ("seq", "alt"):
-        return (all if kind == "seq" else any)(map(nullable, tree[1]))
+        return (all if kind == "seq" else any)(nullable(item, surely) for item in tree[1])
     if kind == "repeat":
-        return tree[2] == 0 or nullable(tree[1])
-    return kind != "set" and (kind != "atomic" or nullable(tree[1]))
+        return tree[2] == 0 or nullable(tree[1], surely)
+    return not surely and kind != "set" and (kind != "atomic" or nullable(tree[1]))
 
 
 def possessive_class(tree):

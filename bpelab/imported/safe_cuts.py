@@ -166,12 +166,7 @@ def single(tree):
 
 def empty(tree):
     """Whether ``tree`` matches the empty string on a path with no look-ahead, end or atomic group."""
-    kind = tree[0]
-    if kind in ("seq", "alt"):
-        return (all if kind == "seq" else any)(map(empty, tree[1]))
-    if kind == "repeat":
-        return tree[2] == 0 or empty(tree[1])
-    return False
+    return nullable(tree, surely=True)
 
 
 def character_map(normalizer):

@@ -95,22 +95,21 @@ def rss_kib(pid):
         return 0
 
 
-class TreeMemory(threading.Thread):
-    """Within ``with``: the peak of the summed resident memory of this process and its descendants.
+class Sampler(threading.Thread):
+    """Within ``with``: ``sample()`` in a background thread, at once and then every ``interval`` seconds."""
 
-    A background thread samples every ``interval`` seconds; a spike shorter
-    than that can be missed, which is why callers also take ``ru_maxrss``.
-    """
-
-    def __init__(self, interval=0.05):
+    def __init__(self, interval):
         super().__init__(daemon=True)
         self.interval = interval
-        self.peak_kib = 0
         self.done = threading.Event()
 
+    def sample(self):
+        raise NotImplementedError
+
     def run(self):
+        self.sample()
         while not self.done.wait(self.interval):
-            self.peak_kib = max(self.peak_kib, sum(map(rss_kib, tree_pids(os.getpid()))))
+            self.sample()
 
     def __enter__(self):
         self.start()
@@ -121,7 +120,22 @@ class TreeMemory(threading.Thread):
         self.join()
 
 
-class TreeHighWater(threading.Thread):
+class TreeMemory(Sampler):
+    """Within ``with``: the peak of the summed resident memory of this process and its descendants.
+
+    A background thread samples every ``interval`` seconds; a spike shorter
+    than that can be missed, which is why callers also take ``ru_maxrss``.
+    """
+
+    def __init__(self, interval=0.05):
+        super().__init__(interval)
+        self.peak_kib = 0
+
+    def sample(self):
+        self.peak_kib = max(self.peak_kib, sum(map(rss_kib, tree_pids(os.getpid()))))
+
+
+class TreeHighWater(Sampler):
     """Within ``with``: each process of ``root``'s tree with its last VmHWM, read every ``interval`` seconds.
 
     VmHWM only grows, so the last reading before a process exits is what it
@@ -131,11 +145,9 @@ class TreeHighWater(threading.Thread):
     """
 
     def __init__(self, root, interval=0.01):
-        super().__init__(daemon=True)
+        super().__init__(interval)
         self.root = root
-        self.interval = interval
         self.last_kib = {}  # pid -> its latest VmHWM
-        self.done = threading.Event()
 
     def sample(self):
         """Read the VmHWM of every process of the tree now."""
@@ -144,21 +156,7 @@ class TreeHighWater(threading.Thread):
             if reading is not None:
                 self.last_kib[pid] = max(self.last_kib.get(pid, 0), reading)
 
-    def run(self):
-        while True:
-            self.sample()
-            if self.done.wait(self.interval):
-                return
-
     @property
     def total_kib(self):
         """The sum over the processes seen of each one's last VmHWM."""
         return sum(self.last_kib.values())
-
-    def __enter__(self):
-        self.start()
-        return self
-
-    def __exit__(self, *exc_info):
-        self.done.set()
-        self.join()
