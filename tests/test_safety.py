@@ -138,6 +138,9 @@ class WritersTests(FolderTestCase):
                 f"import os, resource, signal, sys; sys.path.insert(0, {ROOT!r}); import bpe\n"
                 "from bpelab import writing\n"
                 "resource.setrlimit(resource.RLIMIT_CORE, (0, 0))\n"  # (SIGQUIT's default action dumps core)
+                # A shell starts a background job with SIGINT and SIGQUIT ignored, and a save leaves an ignored
+                # signal ignored: the test sets the default action, as a terminal's process has it.
+                f"signal.signal(signal.{name}, signal.SIG_DFL)\n"
                 f"writing.os.fsync = lambda fd: os.kill(os.getpid(), signal.{name})\n"
                 f"bpe.Tokenizer.load({os.path.join(ROOT, 'tokenizer.json')!r}).save({path!r})\n"
             )
