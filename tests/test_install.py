@@ -15,7 +15,7 @@ import re
 import tempfile
 import unittest
 
-from tests.clients import skip_or_fail
+from tests.clients import skip_or_fail, sweep
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -41,6 +41,7 @@ class InstallTests(unittest.TestCase):
     def run_quietly(self, *command, cwd=None):
         return subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=cwd or self.folder)
 
+    @sweep
     def test_pip_install_then_use_from_another_folder(self):
         source = os.path.join(self.folder, "source")
         os.mkdir(source)

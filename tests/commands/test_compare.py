@@ -27,7 +27,8 @@ from bpelab.formats import official
 from bpelab.text import readable
 from make_corpus import corpus
 from tests import test_readme
-from tests.clients import MODELS, model_file, official_tokenizer, open_model, require_official, skip_or_fail
+from tests.clients import (MODELS, model_file, official_tokenizer, open_model, require_official, skip_or_fail,
+                           sweep)
 from tests.in_process import run_here
 from tests import ROOT
 
@@ -234,6 +235,7 @@ def official_blocks():
 class OfficialExamples(unittest.TestCase):
     """The docs' examples with ``-t o200k`` and friends print what they show, with the real vocabularies."""
 
+    @sweep
     @require_official("gpt2", "cl100k", "o200k")
     def test_console_blocks_naming_official_vocabularies(self):
         ran = 0

@@ -34,7 +34,7 @@ from bpelab.formats import huggingface, tiktoken as tiktoken_files
 from bpelab.imported import vocabulary
 from bpelab.merges.engine import MergeTable
 from tests import ROOT
-from tests.clients import model_file, require_models, require_official
+from tests.clients import model_file, require_models, require_official, sweep
 from tests.imported.test_sentencepiece import small_file
 from tests.lab_samples import BYTES, SCRIPTS, random_corpus, random_unicode
 
@@ -232,10 +232,12 @@ class SameTokenizerTests(Folder):
         self.assertEqual(type(warm._model).__name__, "LabModel")
         self.assert_same(warm, uncached)
 
+    @sweep
     @require_official("cl100k")
     def test_a_real_vocabulary_of_the_lab_kind(self):
         self.real("cl100k", lambda: Tokenizer.load_named("cl100k"))
 
+    @sweep
     @require_models("llama3")
     def test_a_real_byte_level_model(self):
         self.real("llama3", lambda: Tokenizer.load_huggingface(model_file("llama3")))

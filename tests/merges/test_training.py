@@ -18,6 +18,7 @@ from bpelab.corpora import counting
 from bpelab.corpora.workers import worker_pool as real_pool
 from bpelab.merges import superbpe
 from tests import ROOT
+from tests.clients import sweep
 from tests.in_process import run_here
 from tests.lab_samples import CORPUS, LAB, random_corpus
 
@@ -121,6 +122,7 @@ class LargerCorporaTests(unittest.TestCase):
         Tokenizer.train(CORPUS, 260, byte_level=True, on_merge=lambda rank, entry: byte_level.append(entry["pair"]))
         self.assertEqual(byte_level[0], ["Ġ", "t"])
 
+    @sweep
     def test_benchmark_quick_smoke(self):
         result = subprocess.run([sys.executable, "-m", "tools.bench", "--quick"], cwd=ROOT, capture_output=True,
                                 text=True, timeout=120)
