@@ -128,9 +128,9 @@ def train_merges(chunk_counts: Mapping[Union[Sequence[Token], bytes], int], max_
 @_without_the_cycle_collector()
 def learn_merges(chunk_counts, max_merges, ties, min_count, progress, on_merge, inherited=(), allowed=None):
     """``train_merges`` with its options already checked (by ``bpelab.merges.training.training_options``)."""
-    tokens, coded, weights = _code_chunks(chunk_counts, ties, inherited)
+    tokens, coded, weights = code_chunks(chunk_counts, ties, inherited)
     pair_counts, pair_chunks = index_pairs(coded, weights)
-    order = _ORDERS[ties](tokens, coded, pair_chunks)
+    order = tie_order(ties, tokens, coded, pair_chunks)
     heap = [(-count, order.key_of(pair), pair) for pair, count in pair_counts.items()]
     heapq.heapify(heap)
     learned = []
@@ -241,7 +241,14 @@ _ORDERS = {"smallest": _SmallestPair, "first-seen": _FirstOccurrence, "greatest"
            "huggingface": _Codes, "rustbpe": _Codes}
 
 
-def _code_chunks(chunk_counts, ties, inherited=()):
+def tie_order(ties, tokens, coded, pair_chunks):
+    """The heap's tie key for the rule ``ties``: ``key_of(pair)`` for a pair entering the heap, ``key_now(pair,
+    key)`` for its key now (only ``"first-seen"``'s changes). ``tokens`` lists the tokens by code and grows as
+    merges are learned; ``coded`` and ``pair_chunks`` are what ``code_chunks`` and ``index_pairs`` give."""
+    return _ORDERS[ties](tokens, coded, pair_chunks)
+
+
+def code_chunks(chunk_counts, ties, inherited=(), alphabet=None):
     """Code the chunks as strings, one character per base token, in the order the ID rules number them.
 
     Returns ``(tokens, coded, weights)``: ``tokens`` lists the base tokens by
@@ -250,6 +257,8 @@ def _code_chunks(chunk_counts, ties, inherited=()):
     hold no pair. ``bytes`` chunks are coded in C: a byte's code is its rank
     among the 256 (``translate``), and Latin-1 makes each byte the character
     with that number. The ``inherited`` tokens come after the others, in their order.
+    Character chunks are coded by ``alphabet`` if given (so that several
+    corpora share their codes), else by the characters they hold.
     """
     if any(isinstance(chunk, bytes) for chunk in chunk_counts):
         tokens = sorted(SINGLE_BYTES, key=lambda token: id_order(token, ties))
@@ -258,8 +267,8 @@ def _code_chunks(chunk_counts, ties, inherited=()):
         def code(chunk):
             return chunk.translate(ranks).decode("latin-1")
     else:
-        tokens = sorted({token for chunk in chunk_counts for token in chunk}.difference(inherited),
-                        key=lambda token: id_order(token, ties)) + list(inherited)
+        held = {token for chunk in chunk_counts for token in chunk} if alphabet is None else set(alphabet)
+        tokens = sorted(held.difference(inherited), key=lambda token: id_order(token, ties)) + list(inherited)
         code_of = {token: chr(code) for code, token in enumerate(tokens)}
 
         def code(chunk):
