@@ -28,13 +28,11 @@ from bpelab import byte_level as utf8, checks, messages, reading, writing
 from bpelab.corpora import counting, streaming, token_files
 from bpelab.formats import gpt2, huggingface, in_memory, lab, official, tiktoken as tiktoken_files
 from bpelab.imported import models
-from bpelab.merges import learning, rules, training
-from bpelab.merges.dropout import check_dropout
-from bpelab.merges.rules import TIE_RULES
+from bpelab.merges import learning, parity, picky, rules, training
 from bpelab.text import blocks, offsets, patterns, readable, specials
 
 __all__ = [  # the lesson's names, then (at the bottom, ``FORWARDED``) the machinery's
-    "merge_pair", "count_pairs", "best_pair", "TIE_RULES", "reference_train", "reference_encode",
+    "merge_pair", "count_pairs", "best_pair", "reference_train", "reference_encode",
     "reference_superbpe", "chunks", "Tokenizer",
 ]
 
@@ -104,7 +102,7 @@ def best_pair(pair_counts: Mapping[rules.Pair, int], ties: str = "smallest",
     >>> best_pair(counts), best_pair(counts, "greatest"), best_pair(counts, ties="first-seen")
     (('a', 'b'), ('b', 'c'), ('b', 'c'))
     """
-    checks.check_choice(ties, TIE_RULES, "ties")
+    checks.check_choice(ties, rules.TIE_RULES, "ties")
     if ties == "first-seen":
         return max(pair_counts, key=pair_counts.__getitem__)  # max keeps the first of equals
     if ties == "greatest":
@@ -132,7 +130,7 @@ def reference_train(chunk_counts: Mapping[Sequence[rules.Token], int], max_merge
     " bz", twice each): the space is the smallest byte but has the greatest
     display character, and `` b``, once merged, has a higher ID than ``a``.
 
-    >>> for ties in TIE_RULES:
+    >>> for ties in rules.TIE_RULES:
     ...     merges = reference_train({(b"a", b"a"): 2, (b" ", b"b", b"z"): 2}, 3, ties=ties)
     ...     print(f"{ties:>11}", [(left + right).decode() for (left, right), _ in merges])
        smallest [' b', ' bz', 'aa']
@@ -291,6 +289,8 @@ class Tokenizer:
         add_prefix_space: whether a space goes before text that does not start with one.
         pipeline: an imported model's added tokens, normalizer and the rest
             (``bpelab.imported.pipeline``), or None.
+        removals: PickyBPE's, ``(after, token)`` each: after that many merges, ``token`` was
+            removed again (``bpelab.merges.picky``); empty for every other kind.
 
     ``len(tok)`` (also ``tok.n_vocab``) is the number of IDs.
     """
@@ -299,24 +299,24 @@ class Tokenizer:
                  byte_level: bool = False, pattern: Optional[str] = None,
                  special_tokens: Union[Sequence[str], Mapping[str, int]] = (),
                  add_prefix_space: bool = False, vocab: Optional[Sequence[Optional[str]]] = None,
-                 pipeline=None):
+                 pipeline=None, removals: Sequence[tuple[int, str]] = ()):
         """Build a tokenizer from its base tokens and merge list, checking both.
 
         ``alphabet``: the sorted characters, or at the byte level None (the 256 bytes in byte order)
         or their 256 display characters in ID order. ``special_tokens``: a list (IDs follow the
         merges, in order) or a dict of text -> ID (IDs at or above the first free one). An imported
         model gives its IDs instead, ``vocab`` (every token by ID, None in a gap), and a
-        ``pipeline``: see ``bpelab.imported.models``.
+        ``pipeline``: see ``bpelab.imported.models``; PickyBPE's also gives its ``removals``.
         """
         checks.check_flag(byte_level, "byte_level")
         model = models.make_model(alphabet, merges, byte_level, pattern, special_tokens,
-                                  add_prefix_space, vocab, pipeline)  # the lab's kind, or imported
+                                  add_prefix_space, vocab, pipeline, removals)  # any kind, one door
         self._model, self.history, self.ties = model, [], None
         self.byte_level, self.pattern = model.byte_level, model.pattern
         self.alphabet, self.merges = model.alphabet, model.merges
         self.vocab, self.ids = model.vocab, model.ids
         self.special_tokens, self.add_prefix_space = model.special_tokens, model.add_prefix_space
-        self.pipeline = model.pipeline
+        self.pipeline, self.removals = model.pipeline, model.removals
 
     @functools.cached_property
     def merge_rank(self):
@@ -419,7 +419,7 @@ class Tokenizer:
         code's) or ``"huggingface"``.
         """
         checks.check_text(text)
-        dropout = check_dropout(dropout, seed, not self._model.offers_dropout, dropout_rule)
+        dropout = self._model.dropout(dropout, seed, dropout_rule)  # a Dropout, None, or a refusal
         if self.byte_level:
             text = utf8.replace_lone_surrogates(text)
         ids = []
@@ -603,6 +603,12 @@ class Tokenizer:
     to_bytes = in_memory.to_bytes
     encode_iterable = streaming.encode_iterable  # IDs of a long stream of text, lazily
     decode_stream = streaming.decode_stream  # text of IDs a few at a time, whole characters only
+    train_parity = classmethod(parity.train_parity)  # a text per language; merges to the worst
+    train_parity_from_files = classmethod(parity.train_parity_from_files)
+    train_parity_from_counts = classmethod(parity.train_parity_from_counts)
+    train_picky = classmethod(picky.train_picky)  # PickyBPE: training that removes tokens again
+    train_picky_from_files = classmethod(picky.train_picky_from_files)
+    train_picky_from_counts = classmethod(picky.train_picky_from_counts)
 
 
 # --------------------------------------------------------------------------
@@ -619,6 +625,7 @@ FORWARDED = {
     "bpelab.corpora.token_files": ("token_file_dtype",),
     "bpelab.formats.lab": ("FORMAT_VERSION", "READABLE_FORMATS"),
     "bpelab.merges.engine": ("train_merges", "encode_chunk", "CACHE_LIMIT"),
+    "bpelab.merges.rules": ("TIE_RULES",),
     "bpelab.merges.training": ("count_chunks", "SuperBPE"),
     "bpelab.reading": ("MAX_FILE_BYTES", "read_file_bytes", "read_json"),
     "bpelab.text.blocks": ("BLOCK_SIZE", "safe_blocks", "text_blocks", "stream_blocks",

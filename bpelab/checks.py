@@ -8,6 +8,7 @@ every loader); ``decoded_values`` is how ``decode`` checks its IDs.
 """
 
 import errno
+import math
 import operator
 import os
 import stat
@@ -98,6 +99,18 @@ def check_positive_int(value, argument):
         raise TypeError(f"{argument} must be a positive int, not {type(value).__name__}")
     if value < 1:
         raise ValueError(f"{argument} must be a positive int, not {value}")
+
+
+def check_whole_number(value, argument, meaning=""):
+    """Refuse anything but an int of 0 or more (a bool is not a count); ``meaning`` says what it counts."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{argument} must be an int, 0 or more{meaning}, not {shown(value)}")
+
+
+def check_positive_number(value, argument, meaning=""):
+    """Refuse anything but a finite number above 0, an int or a float (a bool is not one); ``meaning`` says what."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise ValueError(f"{argument} must be a positive number{meaning}, not {shown(value)}")
 
 
 def check_path(path, argument):

@@ -16,7 +16,9 @@ from bpelab.commands.measures import MEASURES, SORT_KEYS
 from bpelab.commands.terminal import MAX_ID_DIGITS, PROGRAM, UsageError, check_output
 from bpelab.merges.dropout import DROPOUT_RULES
 from bpelab.merges.engine import TIE_RULES
-from bpelab.merges.training import SPLITS
+from bpelab.merges.parity import VARIANTS
+from bpelab.merges.picky import PICKY_TIES
+from bpelab.merges.training import SPLITS, SuperBPE
 from bpelab.messages import shown
 from bpelab.text.patterns import PATTERNS
 
@@ -52,6 +54,22 @@ def whole_number(text, least=0):
 def positive_int(text):
     """An argparse type: a whole number of at least 1."""
     return whole_number(text, least=1)
+
+
+def number(text, least=-float("inf")):
+    """An argparse type: a finite number above ``least``."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not least < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a {'positive ' if least == 0 else ''}number, not {text!r}")
+    return value
+
+
+def positive_number(text):
+    """An argparse type: a finite number above 0."""
+    return number(text, least=0)
 
 
 def probability(text):
@@ -105,11 +123,13 @@ def build_parser(commands):
     train.add_argument("--add-prefix-space", action="store_true",
                        help="with --bytes: put a space before the text (and after each special token) unless one is "
                             "there, so the first word is cut as every other word is")
-    train.add_argument("--ties", choices=TIE_RULES, metavar="RULE",
+    train.add_argument("--ties", choices=TIE_RULES + PICKY_TIES[:1], metavar="RULE",
                        help=f"which of equally frequent pairs to merge: {', '.join(TIE_RULES)} (default smallest, "
-                            "with --superbpe huggingface; see docs/trainers.md)")
+                            f"with --superbpe huggingface; see docs/trainers.md); with --picky {', '.join(PICKY_TIES)} "
+                            f"(default {PICKY_TIES[0]})")
     train.add_argument("--min-count", type=positive_int, metavar="N",
-                       help="merge only pairs that occur at least N times (default 2, with --superbpe 1)")
+                       help="merge only pairs that occur at least N times (default 2; 1 with --superbpe, --parity "
+                            "or --picky)")
     train.add_argument("--workers", type=positive_int, default=1, metavar="N", help="processes to count chunks with")
     train.add_argument("--superbpe", type=whole_number, metavar="T",
                        help="SuperBPE as its official code trains it: learn merges within the split's stage-1 chunks "
@@ -126,6 +146,22 @@ def build_parser(commands):
                        help="let SuperBPE's stage 2 make tokens holding ': ' or more than four words")
     train.add_argument("--superbpe-keep-unseen", action="store_true",
                        help="keep every inherited merge, also those whose pair never occurs in stage 2")
+    train.add_argument("--parity", choices=VARIANTS, metavar="VARIANT",
+                       help="parity-aware BPE (docs/variants.md): each FILE is one language's text, and each merge "
+                            "goes to the language that compresses worst: base, or window (--window-size, --alpha)")
+    train.add_argument("--dev", action="append", metavar="FILE",
+                       help="with --parity: a language's development set, one per FILE in the same order; repeatable")
+    train.add_argument("--ratio", action="append", type=positive_number, metavar="R",
+                       help="with --parity, in place of --dev: a language's target compression, one per FILE")
+    train.add_argument("--window-size", type=positive_int, metavar="N",
+                       help="with --parity window: how many recent choices the window remembers (default 100)")
+    train.add_argument("--alpha", type=positive_number, metavar="A",
+                       help="with --parity window: a language may take A / languages of the window (default 2)")
+    train.add_argument("--global-merges", type=whole_number, metavar="N",
+                       help="with --parity: N plain merges first, counted over all languages (default 0)")
+    train.add_argument("--picky", type=number, metavar="THRESHOLD",
+                       help="PickyBPE (docs/variants.md): after each merge, remove a part whose share of its own "
+                            "occurrences the merge took (IoS) is above THRESHOLD, e.g. 0.9")
     train.add_argument("--verbose", action="store_true",
                        help="also print every merge learned, as a table, its tokens in the readable form")
     train.add_argument("--vocab-form", action="store_true",
@@ -250,3 +286,60 @@ def refuse_compare_clashes(args, corpus):
     for path in (args.output, args.map):
         if path is not None:
             check_output(path)
+
+
+def train_choice(args):
+    """``(the name of the API's trainer, its own options)`` for ``train``'s flags: plain BPE or SuperBPE
+    (``Tokenizer.train_from_files``), parity-aware BPE or PickyBPE; settles ``--min-count``'s default.
+
+    Which flags go with which trainer is the command line's to say (a usage
+    error, before any work); what each value may be, the API's.
+    """
+    variants = [name for name, given in [("--superbpe", args.superbpe), ("--parity", args.parity),
+                                         ("--picky", args.picky)] if given is not None]
+    parity_own = {"dev_paths": args.dev, "ratio": args.ratio, "window_size": args.window_size,
+                  "alpha": args.alpha, "global_merges": args.global_merges}
+    parity_flags = [flag for flag, value in zip(PARITY_FLAGS, parity_own.values()) if value is not None]
+    for clash, advice in [
+            (len(variants) > 1, f"{' and '.join(variants)} are different trainers: choose one"),
+            (args.parity is None and parity_flags, f"{', '.join(parity_flags)} go with --parity"),
+            (args.parity is not None and (args.files == ["-"] or args.add_prefix_space or args.workers > 1
+                                          or args.ties is not None),
+             "--parity reads each language from its own file, in one process, with its own tie rule: "
+             "leave out -, --add-prefix-space, --workers and --ties"),
+            (args.picky is not None and (args.add_prefix_space or args.workers > 1),
+             "--picky counts in one process, without a prefix space: leave out --add-prefix-space and --workers"),
+            (args.picky is not None and args.ties not in (None, *PICKY_TIES),
+             f"--picky trains with --ties {', '.join(PICKY_TIES)}, not {args.ties}"),
+            (args.picky is None and args.ties == PICKY_TIES[0], f"--ties {PICKY_TIES[0]} is PickyBPE's: it goes with "
+                                                                 "--picky")]:
+        if clash:
+            raise UsageError(advice)
+    if args.min_count is None:
+        args.min_count = 2 if args.superbpe is None and args.parity is None and args.picky is None else 1
+    ties = {} if args.ties is None else {"ties": args.ties}
+    if args.parity is not None:
+        own = {name: value for name, value in parity_own.items() if value is not None}
+        return "train_parity_from_files", dict(own, variant=args.parity)
+    if args.picky is not None:
+        return "train_picky_from_files", dict(ties, threshold=args.picky)
+    return "train_from_files", dict(ties, superbpe=superbpe_choice(args), add_prefix_space=args.add_prefix_space,
+                                    workers=args.workers)
+
+
+PARITY_FLAGS = ("--dev", "--ratio", "--window-size", "--alpha", "--global-merges")
+"""The flags that go with ``--parity`` only, in the order of ``train_choice``'s parity options."""
+
+
+def superbpe_choice(args):
+    """The ``SuperBPE`` that ``train``'s --superbpe options ask for, or None; its other options need --superbpe."""
+    named = [option for option, given in (("--superbpe-split", args.superbpe_split != "repository"),
+                                          ("--superbpe-whole-text", args.superbpe_whole_text),
+                                          ("--superbpe-no-limits", args.superbpe_no_limits),
+                                          ("--superbpe-keep-unseen", args.superbpe_keep_unseen)) if given]
+    if args.superbpe is None:
+        if named:
+            raise UsageError(f"{named[0]} is a choice of SuperBPE's: give --superbpe T as well")
+        return None
+    return SuperBPE(args.superbpe, args.superbpe_split, by_line=not args.superbpe_whole_text,
+                    limits=not args.superbpe_no_limits, drop_unseen=not args.superbpe_keep_unseen)

@@ -17,15 +17,14 @@ import os
 import sys
 from concurrent.futures import BrokenExecutor
 
-from bpe import UNK, SpecialTokenInText, Tokenizer, display_to_bytes, encode_chunk, read_file_bytes, write_text_atomic
+from bpe import UNK, SpecialTokenInText, Tokenizer, display_to_bytes, read_file_bytes, write_text_atomic
 from bpelab.commands import compare as comparison, cost_charts, measures, parallel_texts, widget as widget_page
-from bpelab.commands.arguments import LAB_SORT_KEYS, SPECIAL_ROWS, build_parser, refuse_compare_clashes
+from bpelab.commands.arguments import LAB_SORT_KEYS, SPECIAL_ROWS, build_parser, refuse_compare_clashes, train_choice
 from bpelab.commands.drawing import (EXPLAIN_TOKENS, base_kind, counted, explain_chunk, format_table, made_by_merges,
-                                     made_from, merge_row, merges_one_at_a_time, pipeline_lines, render_colour,
-                                     render_plain, unknown_id)
+                                     made_from, merge_row, merges_one_at_a_time, pipeline_lines, removed_tokens,
+                                     render_colour, render_plain, unknown_id)
 from bpelab.commands.terminal import BROKEN_PIPE_STATUS, CommandError, OUT, PROGRAM, UsageError, argument_text, bytes_progress, check_output, describe, is_standard_input, on_terminal, parse_ids, read_stdin, read_text, stdin_stream, terminal_line
 from bpelab.formats import official
-from bpelab.merges.training import DEFAULT_MIN_COUNT, SuperBPE
 from bpelab.messages import named, readable_name, shown
 from bpelab.text.readable import bytes_texts, described, id_form, readable_texts, visible
 
@@ -69,23 +68,28 @@ def merge_rows(byte_level, vocab_form):
     """An ``on_merge(rank, entry)`` that writes each learned merge (``rank`` 0 for the first) as a row of that table,
     numbered from 1, at once: its tokens in the readable form (the pair read together, ``é[1/2] + é[2/2]``), or
     with ``vocab_form`` as JSON strings of the vocabulary's own form (GPT-2's display characters at the byte level),
-    as the lab's lesson and Hugging Face's files write them."""
+    as the lab's lesson and Hugging Face's files write them; a PickyBPE removal as a row of its own (the token,
+    split back into its parts)."""
 
     def code(text):  # a code span in a table's cell: a pipe escaped, two backticks around one that holds one
         text = text.replace("|", "\\|")
         return f"`` {text} ``" if "`" in text else f"`{text}`"
 
-    def row(rank, entry):
-        left, right = entry["pair"]
+    def drawn(*groups):  # the tokens of each group read together
         if vocab_form:
-            drawn = [json.dumps(token, ensure_ascii=False) for token in (left, right, entry["token"])]
-        elif byte_level:
-            drawn = bytes_texts([display_to_bytes(left), display_to_bytes(right)]) + bytes_texts(
-                [display_to_bytes(entry["token"])])
-        else:
-            drawn = [visible(left), visible(right), visible(entry["token"])]
-        OUT.write(f"| {rank + 1} | {code(drawn[0])} + {code(drawn[1])} | {code(drawn[2])} | {entry['count']:,} |\n",
-                  flush=True)
+            return [json.dumps(token, ensure_ascii=False) for group in groups for token in group]
+        if byte_level:
+            return [text for group in groups for text in bytes_texts(list(map(display_to_bytes, group)))]
+        return [visible(token) for group in groups for token in group]
+
+    def row(rank, entry):
+        if "removed" in entry:
+            *parts, removed = drawn(entry["split"], [entry["removed"]])
+            OUT.write(f"| {rank + 1} | {code(removed)} removed | {' + '.join(map(code, parts))} | "
+                      f"{entry['count']:,} |\n", flush=True)
+            return
+        left, right, token = drawn(entry["pair"], [entry["token"]])
+        OUT.write(f"| {rank + 1} | {code(left)} + {code(right)} | {code(token)} | {entry['count']:,} |\n", flush=True)
 
     return row
 
@@ -98,43 +102,44 @@ def training_summary(tokenizer, args, counts):
     from), so the training text is never read again.
     """
     characters = sum(len(chunk) * count for chunk, count in counts.items())
-    merged_id = {(tokenizer.ids[left], tokenizer.ids[right]): tokenizer.ids[left + right]
-                 for left, right in tokenizer.merges}
-
-    def chunk_tokens(chunk):  # (not len(encode(chunk)): alone, SuperBPE's chunk "a " of "a 1" is cut in two)
-        return len(encode_chunk([tokenizer.ids[token] for token in tokenizer.start_tokens(chunk)], merged_id))
-
-    tokens = sum(count * (1 if chunk in tokenizer.special_tokens else chunk_tokens(chunk))
+    # (chunk_ids, not encode: alone, SuperBPE's chunk "a " of "a 1" would be cut in two)
+    tokens = sum(count * (1 if chunk in tokenizer.special_tokens else len(tokenizer.chunk_ids(chunk)))
                  for chunk, count in counts.items())
     if len(tokenizer) >= args.vocab_size:
         stopped = f"reached the requested {args.vocab_size:,} entries"
     else:
-        least = DEFAULT_MIN_COUNT[args.superbpe is not None] if args.min_count is None else args.min_count
-        left = {1: "is left", 2: "occurs twice"}.get(least, f"occurs {least:,} times")
+        left = {1: "is left", 2: "occurs twice"}.get(args.min_count, f"occurs {args.min_count:,} times")
         stopped = f"stopped short of {args.vocab_size:,}: no pair {left}"
     kind = "bytes" if tokenizer.byte_level else "characters"
     ratio = f"{characters / tokens:.3f}" if tokens else "-"
+    how = f"{counted(len(tokenizer.merges), 'merge')} learned"
+    if args.picky is not None:
+        how += f" (PickyBPE, {counted(len(tokenizer.removals), 'token')} removed again)"
+    if args.parity is not None:
+        how += f" (parity-aware ({args.parity}), {len(args.files)} languages)"
     return (
         f"{args.output}: {counted(len(tokenizer), 'token')}, alphabet of {counted(len(tokenizer.alphabet), kind[:-1])}, "
-        f"{counted(len(tokenizer.merges), 'merge')} learned, {stopped}; {ratio} characters per token on the training "
-        f"text ({counted(characters, 'character')}, {counted(tokens, 'token')})\n"
+        f"{how}, {stopped}; {ratio} characters per token on the training text ({counted(characters, 'character')}, "
+        f"{counted(tokens, 'token')})\n"
     )
 
 
 def command_train(args):
     """Train on files or standard input with one call into the API, save the tokenizer, print a summary line.
 
-    The API checks every option (``Tokenizer.train_from_files``) and its
-    workers read their own parts of the files; standard input is read here.
+    The flags choose the trainer (``arguments.train_choice``); the API checks every
+    option (``Tokenizer.train_from_files``, or a variant's) and its workers
+    read their own parts of the files; standard input is read here.
     """
     if "-" in args.files and len(args.files) > 1:
         raise UsageError("'-' (standard input) cannot be combined with files")
-    check_output(args.output, args.files)
+    check_output(args.output, args.files + (args.dev or []))
+    name, options = train_choice(args)  # the trainer the flags choose, and its own options
+    train = getattr(Tokenizer, name)
     inputs = [stdin_stream() if path == "-" else path for path in args.files]
     counted = []  # the chunk counts the tokenizer encodes by, for the summary
-    options = {"byte_level": args.bytes, "pattern": args.pattern, "special_tokens": args.special,
-               "ties": args.ties, "min_count": args.min_count, "superbpe": superbpe_choice(args),
-               "add_prefix_space": args.add_prefix_space, "workers": args.workers, "on_counts": counted.append}
+    options.update(byte_level=args.bytes, pattern=args.pattern, special_tokens=args.special,
+                   min_count=args.min_count, on_counts=counted.append)
     with terminal_line() as line:
         if line.stream is not None:  # progress, where someone sees it
             options["count_progress"] = bytes_progress(line, "counting chunks:")
@@ -143,23 +148,9 @@ def command_train(args):
         if args.verbose:  # the rows, printed as each merge is learned, show the progress
             OUT.write(MERGE_TABLE_HEADER)
             options["on_merge"] = merge_rows(args.bytes, args.vocab_form)
-        tokenizer = Tokenizer.train_from_files(inputs, args.vocab_size, **options)
+        tokenizer = train(inputs, args.vocab_size, **options)
     tokenizer.save(args.output)
     OUT.write(training_summary(tokenizer, args, counted[0]))
-
-
-def superbpe_choice(args):
-    """The ``SuperBPE`` that ``train``'s --superbpe options ask for, or None; its other options need --superbpe."""
-    named = [option for option, given in (("--superbpe-split", args.superbpe_split != "repository"),
-                                          ("--superbpe-whole-text", args.superbpe_whole_text),
-                                          ("--superbpe-no-limits", args.superbpe_no_limits),
-                                          ("--superbpe-keep-unseen", args.superbpe_keep_unseen)) if given]
-    if args.superbpe is None:
-        if named:
-            raise UsageError(f"{named[0]} is a choice of SuperBPE's: give --superbpe T as well")
-        return None
-    return SuperBPE(args.superbpe, args.superbpe_split, by_line=not args.superbpe_whole_text,
-                    limits=not args.superbpe_no_limits, drop_unseen=not args.superbpe_keep_unseen)
 
 
 def merges_progress(line):
@@ -387,6 +378,9 @@ def compare_corpus(args):
 def command_explain(args):
     """Replay the merges chunk by chunk, then give the tokens and IDs of the whole text."""
     tokenizer = load_tokenizer(args)
+    if removed_tokens(tokenizer):
+        raise CommandError("explain replays merges, and this tokenizer (PickyBPE's) also removed tokens while it "
+                           "trained, which explain does not draw; bpe show gives its tokens")
     text = read_text(args)
     ids = encode_text(tokenizer, text, False, note=False,
                       refusal="explain replays merges on ordinary text only, so leave it out")
@@ -416,6 +410,7 @@ def command_inspect(args):
     made = f" (making {counted(made_by_merges(tokenizer), 'token')})" if steps else ""
     others = len(added) - len(tokenizer.special_tokens)
     OUT.write(f"{counted(len(base), 'base token')} ({kind}), {ids}; {counted(len(tokenizer.merges), 'merge')}{made}"
+              + (f", {counted(removed_tokens(tokenizer), 'removal')} (PickyBPE)" if removed_tokens(tokenizer) else "")
               + (f", the newest {newest:,} shown" if newest is not None else "")
               + f"; {counted(len(tokenizer.special_tokens), 'special token')}"
               + (f" and {counted(others, 'other added token')}" if others else "") + "\n")

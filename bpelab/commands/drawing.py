@@ -40,6 +40,11 @@ def unknown_id(tokenizer):
     return described(tokenizer)["unknown_id"]
 
 
+def removed_tokens(tokenizer):
+    """How many tokens its training removed again (PickyBPE's; 0 for every other kind of model)."""
+    return described(tokenizer)["removals"]
+
+
 def base_kind(tokenizer):
     """What the base tokens are, in a few words, for ``inspect``."""
     return described(tokenizer)["base"]
@@ -89,7 +94,8 @@ def merge_table(tokenizer):
     as the ranks are), made once per tokenizer."""
     ids = tokenizer.ids
     return {(ids[left], ids[right]): rank << ID_BITS | ids[left + right]
-            for rank, (left, right) in enumerate(tokenizer.merges)}
+            for rank, (left, right) in enumerate(tokenizer.merges)
+            if left in ids and right in ids and left + right in ids}  # (PickyBPE's may name removed tokens)
 
 
 ID_BITS = 32
@@ -310,6 +316,8 @@ def token_build(tokenizer, token_id):
         made_of = "one of the 256 bytes" if tokenizer.byte_level else "a byte, for byte fallback" if byte_token \
             else "a character of the alphabet"
         return f"a base token ({made_of}): no merge makes it", None
+    if removed_tokens(tokenizer):  # (encoding replays removals too, which a tree of merges cannot show)
+        return REASONS["picky"], None
     done = token_replay(tokenizer, token_id)
     rebuilt = done is not None and len(done.roots) == 1 and done.ids[done.roots[0]] == token_id
     made = "no token" if done is None else counted(len(done.roots), "token")
@@ -325,7 +333,8 @@ def token_build(tokenizer, token_id):
 
 REASONS = {"gap": "no token has this ID: it is a gap before the special tokens",
            "unknown": "the unknown token: it stands for any character the alphabet lacks",
-           "special": "a special token: it stands for its text, whole, and no merge makes it"}
+           "special": "a special token: it stands for its text, whole, and no merge makes it",
+           "picky": "a token of PickyBPE's, whose parts its training may have removed since: it has no tree of IDs"}
 """Why a token of these kinds (``token_kind``) has no merge tree."""
 
 
@@ -423,7 +432,8 @@ def made_from(tokenizer, token_id):
         return "", ""
     _, done = token_build(tokenizer, token_id)
     if done is None:
-        return "", "taken whole" if kind == "whole" else "no merge builds it"
+        return "", "taken whole" if kind == "whole" else "PickyBPE's" if removed_tokens(tokenizer) else \
+            "no merge builds it"
     left, right, rank = done.parts[done.roots[0]]
     draw = tree_drawer(tokenizer, token_id, done, None)
     return str(rank + 1), f"{draw(left)} + {draw(right)}"
@@ -440,6 +450,8 @@ def merge_row(tokenizer, rank):
     """The row of ``inspect --top`` for merge ``rank`` (0 for the first): the ID of the token it makes, its number,
     the token and its two parts, read together."""
     left, right = tokenizer.merges[rank]
+    if any(token not in tokenizer.ids for token in (left, right, left + right)):  # (PickyBPE removed one since)
+        return "", str(rank + 1), "(removed since)", f"{left!r} + {right!r}"
     left_id, right_id, token_id = tokenizer.ids[left], tokenizer.ids[right], tokenizer.ids[left + right]
     drawn = token_parts(tokenizer, [left_id, right_id])
     return (str(token_id), str(rank + 1), id_form(tokenizer, token_id),

@@ -20,11 +20,10 @@ from collections import Counter
 from itertools import repeat
 from typing import Iterable
 
-from bpelab.byte_level import replace_lone_surrogates
-from bpelab.checks import check_no_surrogate, check_positive_int, check_sources, check_workers
+from bpelab.checks import check_positive_int, check_sources, check_workers
 from bpelab.corpora.workers import results_in_order, worker_pool
 from bpelab.merges.superbpe import span_counts
-from bpelab.merges.training import count_chunks
+from bpelab.merges.training import count_chunks, reported, training_text
 from bpelab.text.blocks import (can_be_read_again, partition_blocks, read_blocks, safe_blocks, safe_partitions,
                                 text_blocks)
 
@@ -93,12 +92,9 @@ def counted_text(text, options):
     level a lone surrogate is read as U+FFFD (as ``encode`` reads it); at
     the character level it is refused, since no file could hold it.
     """
-    if options.byte_level:
-        text = replace_lone_surrogates(text)
-    else:
-        check_no_surrogate(text, "text", "; remove it, or train with byte_level=True, which reads it as U+FFFD")
+    text = training_text(text, options.byte_level)
     size = len(text.encode("utf-8")) if options.count_progress else 0
-    counts = _counted(_reported(text_blocks(text), options, 0, size), options, options.workers, len(text))
+    counts = _counted(reported(text_blocks(text), options, 0, size), options, options.workers, len(text))
     return counts, span_counts(options, text_blocks(text))
 
 
@@ -124,11 +120,11 @@ def counted_files(paths, block_size, options):
         held = read_blocks(inputs, block_size)
         if once and twice == 2:
             held, again = itertools.tee(held)
-        counts = _counted(_reported(held, options, 0, size * twice), options, options.workers, size)
+        counts = _counted(reported(held, options, 0, size * twice), options, options.workers, size)
     if options.superbpe is None:
         return counts, None
     blocks = again if once else read_blocks(inputs, block_size)
-    return counts, span_counts(options, _reported(blocks, options, size, size * twice))
+    return counts, span_counts(options, reported(blocks, options, size, size * twice))
 
 
 def _counted_partitions(paths, options, total):
@@ -147,18 +143,6 @@ def _partition_progress(options, sizes, total):
         return None
     done = itertools.accumulate(sizes)
     return lambda: options.count_progress(next(done), total)
-
-
-def _reported(blocks, options, start, total):
-    """Pass ``blocks`` through, telling ``options.count_progress`` how many bytes have gone by (from ``start``)."""
-    if options.count_progress is None:
-        yield from blocks
-        return
-    done = start
-    for block in blocks:
-        yield block
-        done += len(block.encode("utf-8", "surrogatepass"))
-        options.count_progress(done, total)
 
 
 def _counted(blocks, options, workers, size):

@@ -34,6 +34,7 @@ from bpelab.byte_level import CHAR_TO_BYTE
 from bpelab.formats.in_memory import added_texts, build, check_own_ids, named_split
 from bpelab.imported.pipeline import GPT2_REGEX
 from bpelab.imported.vocabulary import MAX_ID
+from bpelab.merges.picky_model import refuse_removals
 from bpelab.messages import named, shown
 from bpelab.reading import PathLike, parse_json, read_file_bytes
 from bpelab.writing import check_output_path, write_text_atomic
@@ -172,6 +173,7 @@ def check_savable(tokenizer):
     """Refuse a tokenizer that ``vocab.json`` and ``merges.txt`` cannot give back (see ``save_vocab_merges``)."""
     if not tokenizer.byte_level:
         raise ValueError("vocab.json and merges.txt hold byte-level tokens: only a byte-level tokenizer is saved so")
+    refuse_removals(tokenizer, "vocab.json and merges.txt")
     pipeline = tokenizer.pipeline
     if pipeline is not None:
         steps = pipeline.pre_tokenizer[1:] if pipeline.add_prefix_space else pipeline.pre_tokenizer

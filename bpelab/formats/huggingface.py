@@ -30,6 +30,7 @@ from bpelab.formats.lab import given_or_lab_arguments
 from bpelab.imported.added_tokens import AddedToken, FLAGS
 from bpelab.imported.pipeline import GPT2_REGEX, MODEL_OPTIONS, Pipeline, UNICODE_FORMS
 from bpelab.imported.vocabulary import MAX_ID
+from bpelab.merges.picky_model import refuse_removals
 from bpelab.messages import named, shown
 from bpelab.reading import PathLike, parse_json, read_file_bytes
 from bpelab.text.patterns import PATTERNS, pattern_source
@@ -41,6 +42,7 @@ BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": Fa
 
 def to_huggingface(tokenizer) -> dict:
     """The tokenizer as a Hugging Face ``tokenizer.json`` dict, giving our IDs, tokens and text (``Tokenizer.to_huggingface``)."""
+    refuse_removals(tokenizer, "Hugging Face's tokenizer.json")
     if tokenizer.pipeline is not None:
         parts = written_pipeline(tokenizer.pipeline, tokenizer.vocab)
         added = [dict(token._asdict()) for token in tokenizer.pipeline.added_tokens]

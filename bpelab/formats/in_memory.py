@@ -34,6 +34,7 @@ from bpelab.formats.lab import given_or_lab_arguments
 from bpelab.imported.added_tokens import AddedToken
 from bpelab.imported.pipeline import Pipeline
 from bpelab.imported.vocabulary import MAX_ID, token_bytes
+from bpelab.merges.picky_model import refuse_removals
 from bpelab.messages import shown
 from bpelab.text.patterns import check_pattern
 
@@ -165,6 +166,7 @@ def to_bytes(tokenizer) -> tuple:
     """
     if not tokenizer.byte_level:
         raise ValueError("the in-memory form holds bytes: only a byte-level tokenizer (byte_level=True) has it")
+    refuse_removals(tokenizer, "the in-memory form of vocab and merges")
     vocab = {token_id: token_bytes(token) for token, token_id in tokenizer.ids.items()}
     specials = added_texts(tokenizer)
     vocab.update((token_id, tokenizer.token_bytes(token_id)) for token_id in specials.values())

@@ -6,9 +6,11 @@ Format 2 says what format 1 cannot: ``level`` ("bytes" or "characters"),
 ``pattern`` (a built-in pattern's *name*, never a regular expression), at
 the byte level ``bytes`` when the 256 byte tokens are not in byte order
 (their display characters in ID order), ``alphabet`` at the character
-level, ``merges`` (byte tokens in display form) and ``special_tokens`` (text
--> ID). Both are written with ``json.dumps(body, indent=1)`` plus a newline,
-so the bytes are fixed by the content. IDs are never stored: the
+level, ``merges`` (byte tokens in display form), ``special_tokens`` (text
+-> ID) and, for PickyBPE's tokenizers only, ``removals`` (``[after, token]``
+each, see ``bpelab.merges.picky_model``). Both are written with
+``json.dumps(body, indent=1)`` plus a newline, so the bytes are fixed by the
+content. IDs are never stored: the
 ``Tokenizer`` rebuilds them from the alphabet and the merges. Format 3
 (below) stores them, for an imported model, and holds what the others cannot
 (a pipeline, a prefix space); it is written only when needed.
@@ -38,9 +40,13 @@ LEVELS = {"characters": False, "bytes": True}
 def file_body(tokenizer):
     """The JSON body of a tokenizer file: format 1 for the lab's kind (characters, lab pattern, no specials)."""
     if needs_format_3(tokenizer):
+        if tokenizer.removals:
+            raise ValueError("a tokenizer with removals (PickyBPE's) and a prefix space cannot be saved: format 3 "
+                             "holds no removals; train it without add_prefix_space")
         return format_3_body(tokenizer)
     merges = [[left, right] for left, right in tokenizer.merges]
-    if not tokenizer.byte_level and tokenizer.pattern == "lab" and not tokenizer.special_tokens:
+    if not tokenizer.byte_level and tokenizer.pattern == "lab" and not tokenizer.special_tokens \
+            and not tokenizer.removals:
         return {"format_version": FORMAT_VERSION, "alphabet": list(tokenizer.alphabet), "merges": merges}
     level = "bytes" if tokenizer.byte_level else "characters"
     body = {"format_version": 2, "level": level, "pattern": tokenizer.pattern}
@@ -50,6 +56,8 @@ def file_body(tokenizer):
         body["alphabet"] = list(tokenizer.alphabet)
     body["merges"] = merges
     body["special_tokens"] = dict(tokenizer.special_tokens)
+    if tokenizer.removals:  # PickyBPE's (bpelab.merges.picky_model): [after how many merges, token]
+        body["removals"] = [[after, token] for after, token in tokenizer.removals]
     return body
 
 
@@ -93,14 +101,15 @@ def tokenizer_arguments(data):
         keys.append("alphabet")
     elif "bytes" in data:  # the byte tokens' order, written only when it is not byte order
         keys.append("bytes")
-    check_keys(data, keys + ["merges", "special_tokens"], "unsupported tokenizer format 2")
+    check_keys(data, keys + ["merges", "special_tokens"] + ["removals"] * ("removals" in data),
+               "unsupported tokenizer format 2")
     if not isinstance(data["pattern"], str):
         raise ValueError(f"'pattern' must be the name of a built-in pattern, not {shown(data['pattern'])}")
     if not isinstance(data["special_tokens"], dict):
         raise ValueError("special_tokens must be an object mapping each special token to its int ID")
     alphabet = data.get("bytes") if LEVELS[level] else data["alphabet"]
     return {"alphabet": alphabet, "merges": data["merges"], "byte_level": LEVELS[level], "pattern": data["pattern"],
-            "special_tokens": data["special_tokens"]}
+            "special_tokens": data["special_tokens"], "removals": data.get("removals", ())}
 
 
 # -- format 3 --------------------------------------------------------------

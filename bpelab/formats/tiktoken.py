@@ -45,6 +45,7 @@ from typing import Mapping, Optional
 from bpelab.byte_level import BYTE_TO_CHAR, SINGLE_BYTES, bytes_to_display, display_to_bytes
 from bpelab.formats import vocabulary_cache
 from bpelab.merges.engine import encode_chunk
+from bpelab.merges.picky_model import refuse_removals
 from bpelab.messages import listed, named, shown
 from bpelab.reading import PathLike, gunzip, read_file_bytes
 from bpelab.text.patterns import check_pattern, pattern_source
@@ -208,6 +209,7 @@ def to_tiktoken(tokenizer) -> dict:
     """
     if not tokenizer.byte_level:
         raise ValueError("tiktoken works on bytes: only a byte-level tokenizer (byte_level=True) can be exported")
+    refuse_removals(tokenizer, "tiktoken's ranks")
     specials = sorted(tokenizer.special_tokens)
     for shorter, longer in zip(specials, specials[1:]):
         if longer.startswith(shorter):

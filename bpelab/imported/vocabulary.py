@@ -29,6 +29,7 @@ from itertools import chain
 from bpelab.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE, bytes_to_display
 from bpelab.checks import check_list, decoded_values
 from bpelab.imported.pipeline import Pipeline
+from bpelab.merges.dropout import check_dropout
 from bpelab.merges.engine import ChunkCache, MergeTable, encode_chunk
 from bpelab.merges.prepared import derived
 from bpelab.merges.ranked import encode_ranked, is_lab_ordered, rank_table
@@ -68,6 +69,7 @@ class GivenVocabulary:
         with collector_paused():
             self.table = derived(merges, "table", lambda: merge_table(merges, self.ids, self.id_bits))
             self.merges = derived(merges, "merges", lambda: [(left, right) for left, right in merges])
+        self.removals = []  # (only PickyBPE's training removes)
         self.special_tokens = {token.content: token.id for token in pipeline.added_tokens if token.special}
         self.prepare(merges)
 
@@ -116,6 +118,12 @@ class GivenVocabulary:
         ids.extend(chain.from_iterable(map(self.cache.__getitem__, self.cut(text))))
         self.cache = self.cache.renewed()
 
+    def dropout(self, p, seed, rule):
+        """Refuse BPE-dropout by name (once ``p``, ``seed`` and ``rule`` are checked): the merges are ranked apart
+        from IDs."""
+        return check_dropout(p, seed, rule, "dropout is not supported for a model imported from a tokenizer.json (its merges "
+                                      "are ranked apart from its IDs); encode it with dropout=0, or train one with bpe")
+
     def chunks(self, text):
         """The chunks of a segment, as the pre-tokenizer cuts it."""
         return self.cut(text)
@@ -137,7 +145,7 @@ class GivenVocabulary:
                 "added_ids": frozenset(token.id for token in self.pipeline.added_tokens),
                 "one_merge_at_a_time": not self.lab_ordered,
                 "pipeline": self.pipeline_words(), "dropout": self.offers_dropout,
-                "skip_special_tokens": self.skips_special_tokens}
+                "skip_special_tokens": self.skips_special_tokens, "removals": 0}
 
     def base_words(self):
         """What the base tokens are, in a few words."""

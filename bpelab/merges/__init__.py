@@ -18,4 +18,9 @@ up, each with the definition it equals:
     learning   the step every trainer shares: counts in, merges learned, a ``Tokenizer`` out (no definition)
     prepared   a merge list with the tables a model derives from it, kept by the vocabulary cache (no definition)
     lab_model  the lab's kind of model, encoding as ``reference_encode`` does; the interface every model has
+    picky_model  a tokenizer whose training removed tokens: its kind of model, encoding as ``picky_tokenize.py`` does
+    parity     parity-aware BPE, a corpus per language: ``tokenizers``' ``ParityBpeTrainer``, restated in the tests
+    picky      PickyBPE's merges and removals: ``bpe_trainer.py`` of pchizhov/picky_bpe, restated in the tests
+
+The last three are variants with no definition in ``bpe.py``: each equals its source.
 """

@@ -59,13 +59,14 @@ TOP_BYTE_SHIFT = 45
 """``random()`` is ``N / 2**53``: its top eight bits are ``N >> 45``."""
 
 
-def check_dropout(dropout, seed, imported=False, rule="subword-nmt"):
+def check_dropout(dropout, seed, rule="subword-nmt", refusal=None):
     """Refuse a dropout that is not a number from 0 to 1, a missing or bad seed, or an unknown ``rule`` (one of
     ``DROPOUT_RULES``); return a ``Dropout`` or None.
 
-    None stands for no dropout (``p = 0``), which draws nothing. An
-    ``imported`` model (a Hugging Face pipeline, whose merges may be ranked
-    apart from their IDs) is refused dropout by name.
+    None stands for no dropout (``p = 0``), which draws nothing. A model that
+    does not offer dropout gives its ``refusal``, raised (once ``p`` and the
+    seed are good) for any ``p`` above 0: each kind of model says why itself
+    (its ``dropout`` method, see ``lab_model``).
     """
     check_choice(rule, DROPOUT_RULES, "dropout_rule")
     if isinstance(dropout, bool) or not isinstance(dropout, (int, float)):
@@ -78,9 +79,8 @@ def check_dropout(dropout, seed, imported=False, rule="subword-nmt"):
         return None
     if seed is None:
         raise ValueError(f"dropout={dropout!r} needs a seed (an int), so that the same call gives the same IDs")
-    if imported:
-        raise ValueError("dropout is not supported for a model imported from a tokenizer.json (its merges are "
-                         "ranked apart from its IDs); encode it with dropout=0, or train one with bpe")
+    if refusal is not None:
+        raise ValueError(refusal)
     return Dropout(float(dropout), seed, rule)
 
 

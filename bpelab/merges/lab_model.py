@@ -5,12 +5,14 @@ and the merges; ``LabModel`` holds the tables that encode and decode with
 them: each chunk of the named pattern starts as its characters (or bytes)
 and goes through ``engine.encode_chunk``, which equals
 ``bpe.reference_encode``, each distinct chunk once (``engine.ChunkCache``).
-An imported model (``bpelab.imported.models``) answers the same, so the
-``Tokenizer`` never asks which kind it holds. Every model has:
+An imported model (``bpelab.imported.models``) and PickyBPE's
+(``picky_model``) answer the same, so the ``Tokenizer`` never asks which
+kind it holds. Every model has:
 
 - the ``Tokenizer``'s public attributes ``byte_level``, ``pattern``,
   ``alphabet``, ``merges``, ``vocab``, ``ids``, ``special_tokens``,
-  ``add_prefix_space`` and ``pipeline`` (None for the lab's own kind);
+  ``add_prefix_space``, ``pipeline`` (None for the lab's own kind) and
+  ``removals`` (PickyBPE's, ``picky_model``; empty for every other kind);
 - ``segments(text, allowed_special, disallowed_special)``: the text cut
   around its special (or added) tokens, ``(text, None)`` and ``(match, ID)``;
   ``stretches(...)``: the same grouped by the stretch of the text each comes
@@ -22,6 +24,9 @@ An imported model (``bpelab.imported.models``) answers the same, so the
   its tokens spans;
 - ``decoded``: what each ID decodes to (bytes where ``decodes_bytes``, else
   text), and ``decode(ids, skip_special_tokens)``: the text of IDs;
+- ``dropout(p, seed)``: BPE-dropout's random stream for one encoding
+  (``dropout.Dropout``, None for ``p = 0``), or a refusal naming why this
+  kind does not offer it, once ``p`` and ``seed`` are checked;
 - ``offers_dropout``, ``skips_special_tokens`` (``decode``'s default) and
   ``description``: what kind of model it is (``bpe.Tokenizer.describe``).
 """
@@ -33,6 +38,7 @@ from itertools import repeat
 from bpelab import checks
 from bpelab.byte_level import BYTE_TO_CHAR, CHAR_TO_BYTE, SINGLE_BYTES
 from bpelab.merges import engine
+from bpelab.merges.dropout import check_dropout
 from bpelab.merges.prepared import derived
 from bpelab.text import blocks, patterns, specials
 
@@ -58,7 +64,7 @@ class LabModel:
         else:
             checks.check_alphabet(alphabet)
             base = [checks.UNK, *alphabet]
-        ordinary = base + derived(merges, "made", lambda: checks.check_merges(merges, base))
+        ordinary = base + self.made_tokens(base, merges)
         self.special_tokens = specials.special_token_ids(special_tokens, ordinary, byte_level, len(base))
         self.byte_level, self.pattern, self.add_prefix_space = byte_level, pattern, add_prefix_space
         self.decodes_bytes = byte_level
@@ -67,6 +73,12 @@ class LabModel:
         self.ids = dict(zip(ordinary, specials.ordinary_ids(len(ordinary), self.special_tokens.values())))
         self.vocab = self.by_id(ordinary, lambda text: text)
         self.prepare(merges)
+
+    def made_tokens(self, base, merges):
+        """The tokens the merges make, in order after ``base``, the merges checked (or as prepared merges hold
+        them); none is removed here."""
+        self.removals = []
+        return derived(merges, "made", lambda: checks.check_merges(merges, base))
 
     def by_id(self, values, special_value):
         """A list of each ID's entry: ``values`` (one per ordinary token, in order) at their IDs, each special
@@ -92,8 +104,7 @@ class LabModel:
         (bytes at the byte level), and ``cache`` each chunk's IDs once encoded.
         """
         ids = self.ids
-        self.merged_id = derived(merges, "merged_id", lambda: engine.MergeTable(
-            ((ids[left], ids[right]), ids[left + right]) for left, right in self.merges))
+        self.merged_id = self.merge_table(merges)
         if self.byte_level:
             self.byte_ids = bytes(ids[char] for char in BYTE_TO_CHAR)  # a bytes.translate table: byte -> ID
         else:
@@ -105,15 +116,30 @@ class LabModel:
 
     def decoded_values(self):
         """What each ID decodes to: its bytes at the byte level (a special token's UTF-8 text), else its text."""
-        ids = self.ids
         if self.byte_level:
             texts = [SINGLE_BYTES[CHAR_TO_BYTE[char]] for char in self.alphabet]
         else:
             texts = [checks.REPLACEMENT_CHARACTER, *self.alphabet]
+        self.add_merged_texts(texts)
+        return self.by_id(texts, (lambda text: text.encode("utf-8")) if self.byte_level else str)
+
+    def merge_table(self, merges):
+        """Each pair of IDs -> the ID of its merge: what the fast engine encodes with (it works on IDs)."""
+        ids = self.ids
+        return derived(merges, "merged_id", lambda: engine.MergeTable(
+            ((ids[left], ids[right]), ids[left + right]) for left, right in self.merges))
+
+    def add_merged_texts(self, texts):
+        """Append to ``texts`` (what each base token decodes to, by place) what each merged token decodes to."""
+        ids = self.ids
         at = ids if max(ids.values()) == len(ids) - 1 else {token: place for place, token in enumerate(ids)}
         for left, right in self.merges:  # a merged token's text is its parts' text (``at``: its place)
             texts.append(texts[at[left]] + texts[at[right]])
-        return self.by_id(texts, (lambda text: text.encode("utf-8")) if self.byte_level else str)
+
+    def dropout(self, p, seed, rule):
+        """BPE-dropout's random stream for one encoding by ``rule`` (``dropout.Dropout``), None for ``p = 0``; all
+        checked."""
+        return check_dropout(p, seed, rule)
 
     def segments(self, text, allowed_special, disallowed_special):
         """``text`` cut around its special tokens, by tiktoken's rules (``bpelab.text.specials``)."""
@@ -183,4 +209,5 @@ class LabModel:
         return {"base": "bytes" if self.byte_level else f"characters + {checks.UNK}",
                 "unknown_id": None if self.byte_level else 0, "decodes_bytes": self.decodes_bytes,
                 "ignore_merges": False, "one_merge_at_a_time": False, "added_ids": frozenset(),
-                "pipeline": [], "dropout": self.offers_dropout, "skip_special_tokens": self.skips_special_tokens}
+                "pipeline": [], "dropout": self.offers_dropout, "skip_special_tokens": self.skips_special_tokens,
+                "removals": len(self.removals)}

@@ -1,8 +1,10 @@
-"""Training input: the options every trainer shares, chunk counts, and the base tokens of each chunk.
+"""Training input: the options of a run, checked once, chunk counts, and the base tokens of each chunk.
 
 Training sees the text only as chunk counts (each distinct chunk with how
 often it occurs), as ``bpe.reference_train`` and ``engine.train_merges``
-take it. This module counts chunks in a text given block by block
+take it. This module checks a run's options (``training_options`` for
+plain BPE and SuperBPE; ``shared_options``, the part every trainer takes,
+the variants included), counts chunks in a text given block by block
 (``count_chunks``, equal to counting ``bpe.chunks`` of the whole text),
 checks counts made elsewhere, and turns counts into the sequences of base
 tokens that training merges.
@@ -12,6 +14,7 @@ import functools
 from collections import Counter
 from typing import Callable, Iterable, NamedTuple, Optional, Union
 
+from bpelab.byte_level import replace_lone_surrogates
 from bpelab.checks import (UNK, check_callback, check_choice, check_flag, check_no_surrogate, check_positive_int,
                            check_prefix_space, check_vocab_size, check_workers)
 from bpelab.merges.rules import TIE_RULES
@@ -69,13 +72,14 @@ SPLITS = {"repository": ("superbpe-words", "superbpe"), "paper": ("superbpe-pape
 
 
 class TrainingOptions(NamedTuple):
-    """Every option of a training run, checked once, by ``training_options``, where the public API receives them."""
+    """Every option of a training run, checked once, where the public API receives them: by ``training_options``, or
+    by a variant's own (``parity.parity_options``, ``picky.picky_options``), each through ``shared_options``."""
 
     vocab_size: int  # the vocabulary's size to reach, special tokens included
     byte_level: bool  # base tokens: the 256 bytes (True) or the characters seen
     pattern: str  # the chunk pattern's name (stage 1's, for SuperBPE)
     specials: list  # the special tokens' texts, in order
-    ties: str  # the tie rule (see ``bpe.best_pair``)
+    ties: Optional[str]  # the tie rule (``bpe.best_pair``; PickyBPE's ``picky.PICKY_TIES``), or None: the variant's
     min_count: int  # the fewest times a pair must occur to be merged
     superbpe: Optional[SuperBPE]  # SuperBPE's choices, or None
     add_prefix_space: bool  # a space before text that lacks one (byte level)
@@ -84,6 +88,8 @@ class TrainingOptions(NamedTuple):
     on_merge: OnMerge  # on_merge(rank, history entry)
     count_progress: CountProgress  # count_progress(bytes_done, bytes_total)
     on_counts: Optional[Callable[[dict], None]]  # on_counts(the chunk counts the tokenizer encodes by)
+    parity: Optional[object] = None  # parity-aware BPE's ``parity.ParitySettings``, or None
+    threshold: Optional[float] = None  # PickyBPE's threshold (``picky``), or None
 
     @property
     def by_line(self):
@@ -91,36 +97,51 @@ class TrainingOptions(NamedTuple):
         return self.superbpe is not None and self.superbpe.by_line
 
 
-def training_options(vocab_size: int, *, byte_level: bool = False, pattern: Optional[str] = None,
-                     special_tokens: Iterable[str] = (), ties: Optional[str] = None, min_count: Optional[int] = None,
+def training_options(vocab_size: int, *, ties: Optional[str] = None, min_count: Optional[int] = None,
                      superbpe: SuperBPEChoice = None, add_prefix_space: bool = False, workers: int = 1,
-                     progress: Progress = None, on_merge: OnMerge = None,
-                     count_progress: CountProgress = None,
-                     on_counts: Optional[Callable[[dict], None]] = None) -> TrainingOptions:
-    """Check every option of a training run, before any work; return them as ``TrainingOptions``.
+                     pattern: Optional[str] = None, **shared) -> TrainingOptions:
+    """Check every option of a plain BPE or SuperBPE run, before any work; return them as ``TrainingOptions``.
 
-    This is the one place a training option is checked (and given its
-    default): ``bpe.Tokenizer.train``, ``train_from_files`` and
-    ``train_from_counts`` and the command line's ``train`` all come here.
-    What is not given is the level's default: the pattern ``"lab"`` or
-    ``"gpt2"``, ties ``"smallest"``, ``min_count`` 2; for SuperBPE (``superbpe=t``
-    or a ``SuperBPE``) the official trainer's: its split's stage 1,
+    This is the one place such an option is checked (and given its default):
+    ``bpe.Tokenizer.train``, ``train_from_files`` and ``train_from_counts``
+    and the command line's ``train`` all come here. Besides those every
+    trainer takes (``shared_options``: ``byte_level``, ``special_tokens``,
+    ``progress``, ``on_merge``, ``count_progress``, ``on_counts``), what is
+    not given is the level's default: the pattern ``"lab"`` or ``"gpt2"``,
+    ties ``"smallest"``, ``min_count`` 2; for SuperBPE (``superbpe=t`` or a
+    ``SuperBPE``) the official trainer's: its split's stage 1,
     ``"huggingface"``, 1.
     """
-    check_vocab_size(vocab_size)
-    check_flag(byte_level, "byte_level")
-    check_prefix_space(add_prefix_space, byte_level)
+    superbpe = check_superbpe(superbpe, add_prefix_space)
+    if pattern is None and superbpe is not None:
+        pattern = SPLITS[superbpe.split][0]
+    min_count = DEFAULT_MIN_COUNT[superbpe is not None] if min_count is None else min_count
+    options = shared_options(vocab_size, min_count, pattern=pattern, **shared)
+    check_prefix_space(add_prefix_space, options.byte_level)
     check_workers(workers)
     if add_prefix_space and workers > 1:
         raise ValueError("add_prefix_space=True counts in one process: the prefix space depends on what comes "
                          "before each block; leave workers at 1")
-    superbpe = check_superbpe(superbpe, add_prefix_space)
-    if pattern is None:
-        pattern = DEFAULT_PATTERN[byte_level] if superbpe is None else SPLITS[superbpe.split][0]
-    check_pattern(pattern)
     ties = DEFAULT_TIES[superbpe is not None] if ties is None else ties
     check_choice(ties, TIE_RULES, "ties")
-    min_count = DEFAULT_MIN_COUNT[superbpe is not None] if min_count is None else min_count
+    return options._replace(ties=ties, superbpe=superbpe, add_prefix_space=add_prefix_space, workers=workers)
+
+
+def shared_options(vocab_size: int, min_count: int, *, byte_level: bool = False, pattern: Optional[str] = None,
+                   special_tokens: Iterable[str] = (), progress: Progress = None, on_merge: OnMerge = None,
+                   count_progress: CountProgress = None,
+                   on_counts: Optional[Callable[[dict], None]] = None) -> TrainingOptions:
+    """Check the options every trainer takes (plain BPE, SuperBPE and the variants), each once.
+
+    ``min_count`` is given by the trainer, whose default it is (2 for plain
+    BPE, 1 for the variants, as their sources merge). The options returned
+    have no tie rule, no SuperBPE, no prefix space and one worker, until the
+    trainer's own check (``training_options``, or a variant's) says otherwise.
+    """
+    check_vocab_size(vocab_size)
+    check_flag(byte_level, "byte_level")
+    pattern = DEFAULT_PATTERN[byte_level] if pattern is None else pattern
+    check_pattern(pattern)
     check_positive_int(min_count, "min_count")
     for name, callback in (("progress", progress), ("on_merge", on_merge), ("count_progress", count_progress),
                            ("on_counts", on_counts)):
@@ -128,8 +149,8 @@ def training_options(vocab_size: int, *, byte_level: bool = False, pattern: Opti
     if isinstance(special_tokens, dict):
         raise TypeError("special_tokens must be a list when training: their IDs follow the merges, in order")
     specials = special_token_ids(special_tokens, [], byte_level)
-    return TrainingOptions(vocab_size, byte_level, pattern, list(specials), ties, min_count, superbpe,
-                           add_prefix_space, workers, progress, on_merge, count_progress, on_counts)
+    return TrainingOptions(vocab_size, byte_level, pattern, list(specials), None, min_count, None, False, 1,
+                           progress, on_merge, count_progress, on_counts)
 
 
 def check_superbpe(superbpe, add_prefix_space):
@@ -242,6 +263,28 @@ def last_line_cut(text, pattern):
     final one, or at the pattern's last safe cut if that comes later (safe within a line too); -1 if neither."""
     end = text.rfind("\n", 0, len(text) - 1)
     return max(end + 1 if end >= 0 else -1, last_safe_cut(text, pattern))
+
+
+def training_text(text, byte_level, argument="text"):
+    """``text`` as training reads it: at the byte level a lone surrogate is U+FFFD (as ``encode`` reads it); at the
+    character level one is refused, since no file could hold it."""
+    if byte_level:
+        return replace_lone_surrogates(text)
+    check_no_surrogate(text, argument, "; remove it, or train with byte_level=True, which reads it as U+FFFD")
+    return text
+
+
+def reported(blocks, options, start=0, total=0):
+    """Pass ``blocks`` through, telling ``options.count_progress`` how many bytes have gone by (from ``start``, of
+    ``total``: 0 when not known)."""
+    if options.count_progress is None:
+        yield from blocks
+        return
+    done = start
+    for block in blocks:
+        yield block
+        done += len(block.encode("utf-8", "surrogatepass"))
+        options.count_progress(done, total)
 
 
 def prefixed(text, fresh):

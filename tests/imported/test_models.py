@@ -1,10 +1,11 @@
 """The one door: every kind of model a ``Tokenizer`` holds answers the same interface, and none hides a method.
 
 ``bpelab.imported.models.make_model`` builds the lab's own kind
-(``bpelab.merges.lab_model.LabModel``) and the two imported kinds; the
-``Tokenizer`` calls each the same way, so these tests build one of every
-kind (characters and bytes of the lab's, a byte-level and a
-SentencePiece-style Hugging Face file) and hold them to the interface.
+(``bpelab.merges.lab_model.LabModel``), PickyBPE's (``picky_model.PickyModel``,
+a tokenizer with removals) and the two imported kinds; the ``Tokenizer``
+calls each the same way, so these tests build one of every kind (characters
+and bytes of the lab's, PickyBPE's, a byte-level and a SentencePiece-style
+Hugging Face file) and hold them to the interface.
 """
 
 import os
@@ -16,12 +17,12 @@ from tests import ROOT
 from tests.imported.test_sentencepiece import loaded, small_file
 
 INTERFACE = ("byte_level", "pattern", "alphabet", "merges", "vocab", "ids", "special_tokens", "add_prefix_space",
-             "pipeline", "decoded", "cache", "decodes_bytes", "offers_dropout", "skips_special_tokens", "segments",
-             "encode_segment", "chunks", "start_ids", "decode", "description")
+             "pipeline", "removals", "decoded", "cache", "decodes_bytes", "offers_dropout", "skips_special_tokens",
+             "segments", "encode_segment", "chunks", "start_ids", "decode", "dropout", "description")
 """What ``bpe.Tokenizer`` asks of its model, whatever its kind (``bpelab.merges.lab_model``'s docstring)."""
 
 DESCRIPTION = {"base", "unknown_id", "decodes_bytes", "ignore_merges", "one_merge_at_a_time", "added_ids",
-               "pipeline", "dropout", "skip_special_tokens"}
+               "pipeline", "dropout", "skip_special_tokens", "removals"}
 
 
 def every_kind():
@@ -30,6 +31,7 @@ def every_kind():
         "characters": Tokenizer.train("the cat sat on the mat, the cat sat", 30),
         "bytes": Tokenizer.train("the cat sat on the mat, the cat sat", 270, byte_level=True,
                                  special_tokens=["<|end|>"], add_prefix_space=True),
+        "picky": Tokenizer.train_picky("ab ab ab abc abc abc abc abd " * 3, 270, threshold=0.5, byte_level=True),
         "imported bytes": Tokenizer.load_huggingface(os.path.join(ROOT, "tests", "data", "hf", "ranked.json")),
         "imported characters": loaded(small_file()),
     }
@@ -43,7 +45,7 @@ class OneDoorTests(unittest.TestCase):
 
     def test_every_kind_has_the_interface_and_comes_from_one_constructor(self):
         kinds = {type(tokenizer._model).__name__ for tokenizer in self.kinds.values()}
-        self.assertEqual(kinds, {"LabModel", "GivenVocabulary", "CharacterVocabulary"})
+        self.assertEqual(kinds, {"LabModel", "PickyModel", "GivenVocabulary", "CharacterVocabulary"})
         for name, tokenizer in self.kinds.items():
             with self.subTest(kind=name):
                 model = tokenizer._model
@@ -53,7 +55,7 @@ class OneDoorTests(unittest.TestCase):
                              tokenizer.merges)
                 if tokenizer.pipeline is None:
                     rebuilt = make_model(*arguments, tokenizer.byte_level, tokenizer.pattern, tokenizer.special_tokens,
-                                         tokenizer.add_prefix_space, None, None)
+                                         tokenizer.add_prefix_space, None, None, tokenizer.removals)
                 else:
                     rebuilt = make_model(None, tokenizer.merges, tokenizer.byte_level, None, (), False,
                                          [token if token in tokenizer.ids else None for token in tokenizer.vocab],
@@ -79,6 +81,20 @@ class OneDoorTests(unittest.TestCase):
                     self.assertEqual(ids, tokenizer.encode(text))
                     self.assertEqual(tokenizer.decode(ids, skip_special_tokens=False),
                                      tokenizer._model.decode(ids, False))
+
+    def test_each_kind_offers_dropout_or_refuses_it_by_name(self):
+        for name, tokenizer in self.kinds.items():
+            with self.subTest(kind=name):
+                self.assertIsNone(tokenizer._model.dropout(0.0, None, "subword-nmt"))  # no dropout draws nothing, for every kind
+                with self.assertRaisesRegex(TypeError, "dropout must be a float"):
+                    tokenizer.encode("the cat", dropout="0.5", seed=1)
+                if tokenizer.describe()["dropout"]:  # p = 1 leaves every merge out: the chunks' start tokens
+                    start = [tokenizer.token_to_id(token) for chunk in tokenizer.chunks("the cat")
+                             for token in tokenizer.start_tokens(chunk)]
+                    self.assertEqual(tokenizer.encode("the cat", dropout=1.0, seed=1), start)
+                else:
+                    with self.assertRaisesRegex(ValueError, "dropout is not supported for a (model imported|PickyBPE)"):
+                        tokenizer.encode("the cat", dropout=0.5, seed=1)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import bpe
 from bpe import Tokenizer, chunks
 from bpelab.corpora import counting
 from bpelab.corpora.workers import worker_pool as real_pool
-from bpelab.merges import superbpe
+from bpelab.merges import parity, picky, superbpe
 from tests import ROOT
 from tests.clients import sweep
 from tests.in_process import run_here
@@ -150,10 +150,12 @@ if __name__ == "__main__":
 
 
 OPTION_CHECKS = {"check_vocab_size": "vocab_size", "check_prefix_space": "add_prefix_space",
-                 "check_workers": "workers", "check_superbpe": "superbpe", "check_pattern": "pattern"}
+                 "check_workers": "workers", "check_superbpe": "superbpe", "check_pattern": "pattern",
+                 "check_ratio": "ratio", "check_threshold": "threshold"}
 """The checks of training options that take the option first, by the option each checks."""
 
-NAMED_CHECKS = ("check_flag", "check_choice", "check_positive_int", "check_callback")
+NAMED_CHECKS = ("check_flag", "check_choice", "check_positive_int", "check_callback", "check_positive_number",
+                "check_whole_number")
 """The checks that are told the option's name (``check_choice(ties, TIE_RULES, "ties")``)."""
 
 
@@ -164,8 +166,9 @@ def option_checks():
     Every ``check_*`` function the package's modules hold is wrapped while
     this lasts (a check made inside another check, in ``bpelab.checks``, is
     that check's own business and not counted); the log is closed when the
-    first merge loop begins, so building the tokenizer at the end (which
-    checks its own arguments) does not count.
+    first merge loop begins (plain BPE's and SuperBPE's, parity-aware BPE's
+    or PickyBPE's), so building the tokenizer at the end (which checks its
+    own arguments) does not count.
     """
     log, closed = Counter(), []
 
@@ -178,18 +181,20 @@ def option_checks():
             return check(*arguments, **keywords)
         return wrapper
 
-    def learning(*arguments):
-        closed.append(True)
-        return real_learn(*arguments)
+    def closing(learn):
+        def learning(*arguments, **keywords):
+            closed.append(True)
+            return learn(*arguments, **keywords)
+        return learning
 
-    real_learn = superbpe.learn_merges
     with contextlib.ExitStack() as stack:
         for module_name, module in list(sys.modules.items()):
             if module_name.startswith("bpelab"):
                 for name, value in list(vars(module).items()):
                     if name.startswith("check_") and callable(value):
                         stack.enter_context(mock.patch.object(module, name, recorded(module_name, name, value)))
-        stack.enter_context(mock.patch.object(superbpe, "learn_merges", learning))
+        for module, name in ((superbpe, "learn_merges"), (parity, "parity_merges"), (picky, "learn_events")):
+            stack.enter_context(mock.patch.object(module, name, closing(getattr(module, name))))
         yield log
 
 
@@ -206,8 +211,13 @@ class EachOptionIsCheckedOnceTests(unittest.TestCase):
         with open(self.path, "w", encoding="utf-8") as stream:
             stream.write(CORPUS[:20000])
 
-    def assert_once(self, log):
-        self.assertEqual({option: log[option] for option in self.OPTIONS}, dict.fromkeys(self.OPTIONS, 1))
+    SHARED = {"vocab_size", "byte_level", "pattern", "min_count", "progress", "on_merge", "count_progress", "on_counts"}
+    PARITY = SHARED | {"variant", "window_size", "alpha", "global_merges", "ratio"}
+    PICKY = SHARED | {"ties", "threshold"}
+    """The options of the variants: those every trainer takes (``training.shared_options``), and their own."""
+
+    def assert_once(self, log, options=OPTIONS):
+        self.assertEqual({option: log[option] for option in options}, dict.fromkeys(options, 1))
 
     def test_every_entry_point_checks_each_option_once(self):
         options = {"byte_level": True, "ties": "first-seen", "min_count": 3, "superbpe": 30}
@@ -223,6 +233,33 @@ class EachOptionIsCheckedOnceTests(unittest.TestCase):
                 call()
                 self.assert_once(log)
 
+    def test_every_variants_entry_point_checks_each_option_once(self):
+        texts, dev = [CORPUS[:8000], CORPUS[8000:16000]], [CORPUS[16000:17000], CORPUS[17000:18000]]
+        paths = []
+        for number, text in enumerate(texts + dev):
+            paths.append(os.path.join(self.folder.name, f"{number}.txt"))
+            with open(paths[-1], "w", encoding="utf-8") as stream:
+                stream.write(text)
+        counts = [bpe.count_chunks([text], "gpt2") for text in texts + dev]
+        shared = {"byte_level": True, "min_count": 2, "on_counts": lambda counts: None}
+        own = dict(shared, variant="window", window_size=5, alpha=1.5, global_merges=3)
+        calls = {
+            "train_parity": (self.PARITY, lambda: Tokenizer.train_parity(texts, 300, dev_texts=dev, **own)),
+            "train_parity_from_files": (self.PARITY, lambda: Tokenizer.train_parity_from_files(
+                paths[:2], 300, ratio=[1.0, 1.5], **own)),
+            "train_parity_from_counts": (self.PARITY, lambda: Tokenizer.train_parity_from_counts(
+                counts[:2], 300, dev_counts=counts[2:], **own)),
+            "train_picky": (self.PICKY, lambda: Tokenizer.train_picky(texts[0], 300, threshold=0.9, **shared)),
+            "train_picky_from_files": (self.PICKY, lambda: Tokenizer.train_picky_from_files(
+                paths[:2], 300, threshold=0.9, ties="smallest", **shared)),
+            "train_picky_from_counts": (self.PICKY, lambda: Tokenizer.train_picky_from_counts(
+                counts[0], 300, threshold=0.9, **shared)),
+        }
+        for name, (options, call) in calls.items():
+            with self.subTest(entry=name), option_checks() as log:
+                self.assertGreater(len(call().merges), 10)
+                self.assert_once(log, options)
+
     def test_the_command_line_is_one_call_into_the_api(self):
         out = os.path.join(self.folder.name, "tok.json")
         with option_checks() as log:
@@ -232,6 +269,20 @@ class EachOptionIsCheckedOnceTests(unittest.TestCase):
             self.assert_once(log)
         self.assertEqual(Tokenizer.load(out).merges, Tokenizer.train_from_files(
             [self.path], 300, byte_level=True, superbpe=30, ties="first-seen", min_count=3).merges)
+
+    def test_the_command_line_trains_each_variant_with_one_call_into_the_api(self):
+        dev = os.path.join(self.folder.name, "dev.txt")
+        with open(dev, "w", encoding="utf-8") as stream:
+            stream.write(CORPUS[20000:21000])
+        out = os.path.join(self.folder.name, "tok.json")
+        runs = [(self.PARITY, ["--parity", "window", "--window-size", "5", "--alpha", "1.5", "--dev", dev]),
+                (self.PICKY, ["--picky", "0.9", "--ties", "greatest"])]
+        for options, flags in runs:
+            with self.subTest(flags=flags), option_checks() as log:
+                result = run_here("train", self.path, "--bytes", "--vocab-size", "300", "--min-count", "2", *flags,
+                                  "-o", out)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assert_once(log, options)
 
 
 class InputReadOnceTests(unittest.TestCase):
