@@ -286,6 +286,17 @@ class EncodingTests(unittest.TestCase):
         self.assertIn(0, ids)  # z is not in the alphabet
         self.assertEqual(tok.decode(ids), "ab\ufffd abc<|end|>")
 
+    def test_a_special_tokens_id_among_the_tokens_left(self):
+        tok = Tokenizer.train_picky("ab ab ab abc abc abc abc abd " * 3, 12, threshold=0.5)
+        self.assertTrue(tok.removals)
+        merged = len(tok.alphabet) + 1 + 1  # the second token left takes the special token's place
+        moved = Tokenizer(tok.alphabet, tok.merges, special_tokens={"<s>": merged}, removals=tok.removals)
+        self.assertEqual(moved.vocab, tok.vocab[:merged] + ["<s>"] + tok.vocab[merged:])
+        text = "abd abc ab cab abcd"
+        ids = moved.encode(text + "<s>", allowed_special="all")
+        self.assertEqual([moved.vocab[token_id] for token_id in ids], tok.tokens(text) + ["<s>"])
+        self.assertEqual(moved.decode(ids), text + "<s>")
+
 
 class FileTests(unittest.TestCase):
     """Saved with its removals, loaded back the same; forms that hold merges only refuse it by name."""
