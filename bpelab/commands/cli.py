@@ -18,8 +18,10 @@ import sys
 from concurrent.futures import BrokenExecutor
 
 from bpe import UNK, SpecialTokenInText, Tokenizer, display_to_bytes, read_file_bytes, write_text_atomic
-from bpelab.commands import compare as comparison, cost_charts, measures, parallel_texts, widget as widget_page
-from bpelab.commands.arguments import LAB_SORT_KEYS, SPECIAL_ROWS, build_parser, refuse_compare_clashes, train_choice
+from bpelab.commands import (compare as comparison, cost_charts, measures, parallel_texts, variants,
+                             widget as widget_page)
+from bpelab.commands.arguments import (LAB_SORT_KEYS, SPECIAL_ROWS, build_parser, refuse_compare_clashes,
+                                       refuse_variants_clashes, train_choice)
 from bpelab.commands.drawing import (EXPLAIN_TOKENS, base_kind, counted, explain_chunk, format_table, made_by_merges,
                                      made_from, merge_row, merges_one_at_a_time, pipeline_lines, removed_tokens,
                                      render_colour, render_plain, unknown_id)
@@ -263,8 +265,12 @@ def json_lines(records):
 
 
 def command_compare(args):
-    """Encode texts with several tokenizers side by side, or measure what each language costs: the lab's parallel
-    sentences (--languages), the UDHR's declarations (--udhr) or FLORES (--flores)."""
+    """Encode texts with several tokenizers side by side, measure what each language costs (the lab's parallel
+    sentences, --languages; the UDHR's declarations, --udhr; FLORES, --flores), or train every variant and compare
+    them (--variants)."""
+    if args.variants is not None:
+        compare_variants(args)
+        return
     corpus = args.udhr is not None or args.flores is not None
     refuse_compare_clashes(args, corpus)
     if corpus:
@@ -373,6 +379,19 @@ def compare_corpus(args):
     if args.map is not None:
         first = [row for row in rows if row["tokenizer"] == next(iter(tokenizers))]
         write_chart(args.map, cost_charts.premium_map(first, land), "map")
+
+
+def compare_variants(args):
+    """``bpe compare --variants FILE ...``: every variant trained on the files, one table (``variants_table``)."""
+    refuse_variants_clashes(args)
+
+    def text_of(path):
+        return read_text(argparse.Namespace(file=path, text="-"))
+
+    rows = Tokenizer.compare_variants([text_of(path) for path in args.variants], args.vocab_size,
+                                      held_out=text_of(args.held_out),
+                                      dev_texts=None if args.dev is None else [text_of(path) for path in args.dev])
+    OUT.write(json_lines(rows) if args.json else variants.variants_table(rows))
 
 
 def command_explain(args):
