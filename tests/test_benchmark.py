@@ -189,6 +189,17 @@ class PageTests(unittest.TestCase):
         self.assertEqual(self.read(), broken)
         self.assertEqual(os.listdir(os.path.dirname(self.path)), ["benchmark.md"])
 
+    def test_another_pages_section_is_replaced_alone_and_a_page_without_its_markers_refused(self):
+        marked = "# Variants\n\nProse.\n\n<!-- bench: begin variants -->\nold table\n<!-- bench: end variants -->\nMore.\n"
+        self.write(marked)
+        benchmark_page.replace_section(self.path, "variants", "new table")
+        self.assertEqual(self.read(), marked.replace("old table", "new table"))
+        for broken in ["# Variants\n", marked.replace("<!-- bench: end variants -->\n", ""), marked + marked]:
+            self.write(broken)
+            with self.assertRaisesRegex(ValueError, "benchmark.md: it needs one <!-- bench: begin variants -->"):
+                benchmark_page.replace_section(self.path, "variants", "new table")
+            self.assertEqual(self.read(), broken)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -124,6 +124,19 @@ def write_atomically(path, text):
         raise
 
 
+def replace_section(path, name, body):
+    """Rewrite the section ``name`` of another page (docs/variants.md's table) between its markers, the rest kept
+    byte for byte; a page without exactly one pair of them is refused, never rewritten."""
+    with open(path, encoding="utf-8", newline="") as stream:
+        text = stream.read()
+    begin, end = BEGIN.format(name) + "\n", END.format(name) + "\n"
+    if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
+        raise ValueError(f"{path}: it needs one {begin.strip()} and, after it, one {end.strip()}; mend them and run "
+                         "again: the page is not rewritten")
+    head, _, rest = text.partition(begin)
+    write_atomically(path, head + section(name, body) + rest.partition(end)[2])
+
+
 def read_page(path):
     """The page's sections and history (none of either when there is no page yet)."""
     if not os.path.exists(path):

@@ -138,6 +138,26 @@ def job_small_train(spec):
     return {"seconds": seconds, "digest": digest, "note": f"{len(merges):,} merges"}
 
 
+@job("variants")
+def job_variants(spec):
+    """Every variant of BPE trained on one corpus to one size (``Tokenizer.compare_variants``): its rows and table.
+
+    English's text is the corpus's first ``limit`` bytes; each of the lab's
+    13 other languages has its five sentences; the 14 languages' sentences
+    are parity-aware BPE's development sets; the next ``held_out`` bytes of
+    the corpus are the text each variant is measured on.
+    """
+    import bpe
+
+    languages, variants = documented_module("compare").languages(), documented_module("variants")
+    text = read_text(spec["corpus"], spec["limit"] + spec["held_out"])
+    english = read_text(spec["corpus"], spec["limit"])
+    sentences = [" ".join(language["sentences"]) for language in languages]
+    rows = bpe.Tokenizer.compare_variants([english, *sentences[1:]], spec["vocab_size"],
+                                          held_out=text[len(english):], dev_texts=sentences)
+    return {"rows": rows, "table": variants.variants_table(rows), "note": f"{len(rows)} variants"}
+
+
 @job("load")
 def job_load(spec):
     """Load a vocabulary the way ``impl`` does, timed."""
