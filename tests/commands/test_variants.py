@@ -6,9 +6,10 @@ import tempfile
 import unittest
 from statistics import fmean
 
-from bpe import Tokenizer
-from bpelab.commands import compare
+from bpe import Tokenizer, SuperBPE
+from bpelab.commands import compare, measures, parallel_texts
 from bpelab.commands.variants import VARIANT_KEYS, variants_table
+from bpelab.merges.dropout import DROPOUT_RULES
 from tests.in_process import run_here
 
 LANGUAGES = compare.languages()
@@ -25,11 +26,12 @@ def expected_row(tokenizer, encodings):
     ordinary = [token_id for token_id, token in enumerate(tokenizer.vocab) if token is not None]
 
     def tokens(language):
-        return sum(fmean(len(ids) for ids in encodings(sentence)) for sentence in language["sentences"])
+        return fmean(len(ids) for ids in encodings(" ".join(language["sentences"])))
 
     premiums = [tokens(language) / tokens(LANGUAGES[0]) for language in LANGUAGES[1:]]
     mean = fmean(len(ids) for ids in held)
     return {"vocab_size": len(tokenizer), "tokens": mean, "bytes_per_token": len(HELD_OUT.encode()) / mean,
+            "efficiency": fmean(measures.renyi_efficiency(ids) for ids in held),
             "unused_share": len(set(ordinary) - used) / len(ordinary), "premium": fmean(premiums),
             "worst_premium": max(premiums)}
 
@@ -42,33 +44,45 @@ class CompareVariantsTests(unittest.TestCase):
 
     def test_each_row_is_its_own_trainers_tokenizer_measured(self):
         corpus = "\n".join(TEXTS)
-        trained = [Tokenizer.train(corpus, SIZE, **OPTIONS), Tokenizer.train(corpus, SIZE, superbpe=40, **OPTIONS),
+        superbpe = {"byte_level": True, "min_count": 1}  # (each split's own patterns)
+        trained = [Tokenizer.train(corpus, SIZE, **OPTIONS),
+                   Tokenizer.train(corpus, SIZE, superbpe=SuperBPE(40, split="repository"), **superbpe),
+                   Tokenizer.train(corpus, SIZE, superbpe=SuperBPE(40, split="paper"), **superbpe),
                    Tokenizer.train_parity(TEXTS, SIZE, dev_texts=TEXTS[::-1], **OPTIONS),
                    Tokenizer.train_parity(TEXTS, SIZE, dev_texts=TEXTS[::-1], variant="window", window_size=5,
                                           **OPTIONS),
                    Tokenizer.train_picky(corpus, SIZE, threshold=0.8, **OPTIONS)]
         self.assertTrue(trained[-1].removals)  # (PickyBPE removed tokens here: its vocabulary is what is left)
-        self.assertNotEqual(trained[2].merges, trained[3].merges)
+        self.assertNotEqual(trained[3].merges, trained[4].merges)
+        self.assertEqual([trained[1].pattern, trained[2].pattern], ["superbpe", "superbpe-paper"])  # each split's
         plain = trained[0]
         encodings = [lambda text, tokenizer=tokenizer: [tokenizer.encode(text)] for tokenizer in trained]
-        encodings.append(lambda text: [plain.encode(text, dropout=0.2, seed=seed) for seed in range(3)])
-        labels = ["plain BPE", "SuperBPE (t = 40)", "parity-aware BPE, base", "parity-aware BPE, window",
-                  "PickyBPE (threshold 0.8)", "BPE-dropout (p = 0.2, mean of 3 draws)"]
+        encodings += [lambda text, rule=rule: [plain.encode(text, dropout=0.2, seed=seed, dropout_rule=rule)
+                                               for seed in range(3)] for rule in DROPOUT_RULES]
+        labels = ["plain BPE", "SuperBPE, repository split (t = 40)", "SuperBPE, paper split (t = 40)",
+                  "parity-aware BPE, base", "parity-aware BPE, window", "PickyBPE (threshold 0.8)",
+                  *[f"BPE-dropout, {rule} (p = 0.2, mean of 3 draws)" for rule in DROPOUT_RULES]]
         self.assertEqual([row["variant"] for row in self.rows], labels)
-        for row, tokenizer, encode in zip(self.rows, trained + [plain], encodings):
+        for row, tokenizer, encode in zip(self.rows, trained + [plain] * 3, encodings):
             with self.subTest(variant=row["variant"]):
                 self.assertEqual(list(row), list(VARIANT_KEYS))
                 expected = expected_row(tokenizer, encode)
                 self.assertEqual({key: row[key] for key in expected}, expected)
                 self.assertGreaterEqual(row["train_seconds"], 0)
-        self.assertEqual(self.rows[-1]["train_seconds"], self.rows[0]["train_seconds"])  # dropout trains nothing
-        self.assertGreater(self.rows[-1]["tokens"], self.rows[0]["tokens"])
+        for row in self.rows[-3:]:
+            self.assertEqual(row["train_seconds"], self.rows[0]["train_seconds"])  # dropout trains nothing
+            self.assertGreater(row["tokens"], self.rows[0]["tokens"])
 
-    def test_the_premium_is_the_language_comparisons_parity(self):
+    def test_the_premium_and_efficiency_are_the_measures_of_parallel_texts(self):
         plain = Tokenizer.train("\n".join(TEXTS), SIZE, **OPTIONS)
-        parity = [cost["parity"] for cost in compare.language_costs({"plain": plain}) if cost["code"] != "en"]
-        self.assertAlmostEqual(self.rows[0]["premium"], fmean(parity), places=12)
-        self.assertAlmostEqual(self.rows[0]["worst_premium"], max(parity), places=12)
+        documents = [parallel_texts.document(language["code"], language["name"], language["code"],
+                                             dict(enumerate(language["sentences"])), source="udhr", path="-")
+                     for language in LANGUAGES + [{"code": "held", "name": "held", "sentences": [HELD_OUT]}]]
+        rows = measures.measure_documents({"plain": plain}, documents, english=documents[0])
+        premiums = [row["premium"] for row in rows[1:-1]]
+        self.assertAlmostEqual(self.rows[0]["premium"], fmean(premiums), places=12)
+        self.assertAlmostEqual(self.rows[0]["worst_premium"], max(premiums), places=12)
+        self.assertEqual(self.rows[0]["efficiency"], rows[-1]["efficiency"])
 
     def test_the_table(self):
         table = variants_table(self.rows)
