@@ -25,13 +25,28 @@ from collections import Counter, deque
 import bpe
 from bpe import Tokenizer, count_pairs, merge_pair
 from bpelab.byte_level import bytes_to_display
-from bpelab.commands import compare
+from bpelab.commands import compare, parallel_texts
 from bpelab.merges import parity
+from tests.commands.test_parallel_texts import write_udhr
 from tests.clients import installed, require
 from tests.in_process import run_here
 
 LANGUAGES = compare.languages()
 """The lab's 14 languages, five parallel sentences each (bpelab/languages.json)."""
+
+
+@functools.lru_cache(maxsize=None)
+def udhr_texts():
+    """The udhr fixture's five declarations (tests/commands/test_parallel_texts.py) as parity-aware BPE's input:
+    ``(training texts, development sets)``, each language's articles 1 to 20, then its articles 21 to 23 (the
+    incomplete declaration has 23)."""
+    with tempfile.TemporaryDirectory() as folder:
+        documents, _ = parallel_texts.read_udhr(write_udhr(os.path.join(folder, "udhr")), incomplete=True)
+
+    def articles(doc, numbers):
+        return " ".join(doc["segments"][number] for number in numbers)
+
+    return ([articles(doc, range(1, 21)) for doc in documents], [articles(doc, range(21, 24)) for doc in documents])
 
 
 class NeverReturns(Exception):
@@ -186,6 +201,18 @@ class DefinitionTests(unittest.TestCase):
                 self.assertEqual(lab.merges, [tuple(map("".join, pair)) for pair, _ in expected])
                 self.assertGreater(len(set(entry["language"] for entry in lab.history)), 5)
 
+    def test_udhr_articles_as_development_sets(self):
+        texts, dev = udhr_texts()
+        for variant in parity.VARIANTS:
+            with self.subTest(variant=variant):
+                lab = Tokenizer.train_parity(texts, 256 + 60, dev_texts=dev, variant=variant, window_size=10,
+                                             byte_level=True, pattern="o200k")
+                expected = reference_parity([written(text, "o200k", True) for text in texts], 60, variant=variant,
+                                            window_size=10, dev=[written(text, "o200k", True) for text in dev])
+                self.assertEqual(len(lab.merges), 60)
+                self.assertEqual(lab.merges, [tuple(map("".join, pair)) for pair, _ in expected])
+                self.assertGreater(len(set(entry["language"] for entry in lab.history)), 3)  # (4 of the 5 here)
+
     def test_where_the_library_never_returns_the_last_language_tried_takes_the_merge(self):
         # Window 1, alpha 1 of 2 languages: a language that took the last merge is over its share. Language 1
         # runs out of pairs first; then language 0, over its share, is tried, and the pass falls back on it again.
@@ -314,6 +341,15 @@ class ParityBpeTrainerTests(unittest.TestCase):
                                              **options)
                 self.assertEqual(len(lab.merges), 300)
                 self.assertEqual(lab.merges, self.library_merges(texts, dev_sets, options, True, "o200k", 1, 300))
+
+    def test_udhr_articles_as_development_sets(self):
+        texts, dev = udhr_texts()
+        for options in [{"variant": "base"}, {"variant": "window", "window_size": 10}]:
+            with self.subTest(options=options):
+                lab = Tokenizer.train_parity(texts, 256 + 200, dev_texts=dev, byte_level=True, pattern="o200k",
+                                             **options)
+                self.assertEqual(len(lab.merges), 200)
+                self.assertEqual(lab.merges, self.library_merges(texts, dev, options, True, "o200k", 1, 200))
 
 
 if __name__ == "__main__":

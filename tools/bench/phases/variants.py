@@ -1,8 +1,9 @@
 """Every variant of BPE on one corpus to one size: the table of docs/variants.md.
 
-Plain BPE, SuperBPE, parity-aware BPE (base and window), PickyBPE and
-BPE-dropout (`Tokenizer.compare_variants`, as `bpe compare --variants` runs
-it) are trained at the byte level with `o200k`'s chunks to 4,096 entries:
+Plain BPE, SuperBPE (both splits), parity-aware BPE (base and window),
+PickyBPE and BPE-dropout (each rule; `Tokenizer.compare_variants`, as `bpe
+compare --variants` runs it) are trained at the byte level with `o200k`'s
+chunks (SuperBPE with its splits' own) to 4,096 entries:
 English's text is the prose corpus's first MB, each of the lab's 13 other
 languages has its five sentences, and the 14 languages' sentences are
 parity-aware BPE's development sets. Each is measured on the next 100 kB of
@@ -36,6 +37,8 @@ def run(plan):
                                            + result["table"])
             log(f"wrote the variants' table into {page}")
     return [], [(f"{row['variant']}, on held-out prose",
-                 f"{row['bytes_per_token']:.3f} bytes per token, {row['unused_share']:.1%} of the vocabulary unused, "
+                 f"{row['bytes_per_token']:.3f} bytes per token, Rényi efficiency "
+                 f"{'-' if row['efficiency'] is None else format(row['efficiency'], '.3f')}, "
+                 f"{row['unused_share']:.1%} of the vocabulary unused, "
                  f"premium ×{row['premium']:.2f} (worst ×{row['worst_premium']:.2f}, {row['language']}); "
                  f"trained in {row['train_seconds']:.2f} CPU s") for row in result["rows"]]
