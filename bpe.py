@@ -275,8 +275,7 @@ class Tokenizer:
     Attributes:
         byte_level: True when the base tokens are the 256 byte values of UTF-8.
         pattern: the name of the chunk pattern (one of ``PATTERNS``).
-        alphabet: the base tokens: the sorted characters, or the 256 bytes' display characters in
-            ID order.
+        alphabet: the base tokens: the sorted characters, or the 256 bytes' display forms by ID.
         merges: (left, right) pairs in the order learned.
         vocab: every token by ID; byte-level tokens in GPT-2's display form (``"Ġthe"`` is the
             bytes of ``" the"``), special tokens as their text, None for an ID no token has.
@@ -289,8 +288,7 @@ class Tokenizer:
         add_prefix_space: whether a space goes before text that does not start with one.
         pipeline: an imported model's added tokens, normalizer and the rest
             (``bpelab.imported.pipeline``), or None.
-        removals: PickyBPE's, ``(after, token)`` each: after that many merges, ``token`` was
-            removed again (``bpelab.merges.picky``); empty for every other kind.
+        removals: PickyBPE's ``(after, token)`` removals (``bpelab.merges.picky``), else empty.
 
     ``len(tok)`` (also ``tok.n_vocab``) is the number of IDs.
     """
@@ -353,8 +351,7 @@ class Tokenizer:
         all checked before any work (``bpelab.merges.training.training_options``):
 
         - ``byte_level=True`` starts from the 256 byte values instead of the characters seen.
-        - ``pattern`` names the chunk pattern (``"lab"`` for characters, ``"gpt2"`` for bytes;
-          see ``PATTERNS``).
+        - ``pattern`` names the chunk pattern (``"lab"`` for characters, ``"gpt2"`` for bytes).
         - ``special_tokens`` get IDs after the merges (and count towards ``vocab_size``); their
           text in the training data is left out.
         - ``ties`` chooses between equally frequent pairs (see ``best_pair``; ``"smallest"``, for
@@ -414,9 +411,8 @@ class Tokenizer:
         ``disallowed_special=()`` lets the rest through as ordinary text; with a ``pipeline``
         (imported from Hugging Face), by default every added token's text is its ID, as there. At
         the byte level, lone surrogates (which have no UTF-8 form) are encoded as U+FFFD, as
-        tiktoken does. ``dropout=p`` with a ``seed`` leaves merges out at random (BPE-dropout,
-        see ``reference_encode``), by subword-nmt's ``dropout_rule``, ``"reference"`` (the paper's
-        code's) or ``"huggingface"``.
+        tiktoken does. ``dropout=p`` with a ``seed`` leaves merges out at random (BPE-dropout, see
+        ``reference_encode``) by ``dropout_rule``: subword-nmt's, the paper's or Hugging Face's.
         """
         checks.check_text(text)
         dropout = self._model.dropout(dropout, seed, dropout_rule)  # a Dropout, None, or a refusal
@@ -603,20 +599,11 @@ class Tokenizer:
     to_bytes = in_memory.to_bytes
     encode_iterable = streaming.encode_iterable  # IDs of a long stream of text, lazily
     decode_stream = streaming.decode_stream  # text of IDs a few at a time, whole characters only
-    train_parity = classmethod(parity.train_parity)  # a text per language; merges to the worst
-    train_parity_from_files = classmethod(parity.train_parity_from_files)
-    train_parity_from_counts = classmethod(parity.train_parity_from_counts)
-    train_picky = classmethod(picky.train_picky)  # PickyBPE: training that removes tokens again
-    train_picky_from_files = classmethod(picky.train_picky_from_files)
-    train_picky_from_counts = classmethod(picky.train_picky_from_counts)
-
-    @classmethod
-    def compare_variants(cls, texts: Sequence[str], vocab_size: int, **options) -> list[dict]:
-        """Every variant trained on ``texts`` to ``vocab_size``, measured alike (see
-        ``bpelab.commands.variants``)."""
-        from bpelab.commands import variants  # (the comparison's module loads only when asked for)
-
-        return variants.compare_variants(cls, texts, vocab_size, **options)
+    train_parity, train_parity_from_files, train_parity_from_counts = parity.TRAINERS  # languages
+    train_picky, train_picky_from_files, train_picky_from_counts = picky.TRAINERS  # PickyBPE's
+    # every variant trained on one corpus and measured alike (its module loads only when asked for)
+    compare_variants = classmethod(lambda cls, *arguments, **options: importlib.import_module(
+        "bpelab.commands.variants").compare_variants(cls, *arguments, **options))
 
 
 # --------------------------------------------------------------------------
@@ -632,8 +619,7 @@ FORWARDED = {
     "bpelab.commands.compare": ("compare",),
     "bpelab.corpora.token_files": ("token_file_dtype",),
     "bpelab.formats.lab": ("FORMAT_VERSION", "READABLE_FORMATS"),
-    "bpelab.merges.engine": ("train_merges", "encode_chunk", "CACHE_LIMIT"),
-    "bpelab.merges.rules": ("TIE_RULES",),
+    "bpelab.merges.engine": ("train_merges", "encode_chunk", "CACHE_LIMIT", "TIE_RULES"),
     "bpelab.merges.training": ("count_chunks", "SuperBPE"),
     "bpelab.reading": ("MAX_FILE_BYTES", "read_file_bytes", "read_json"),
     "bpelab.text.blocks": ("BLOCK_SIZE", "safe_blocks", "text_blocks", "stream_blocks",

@@ -400,3 +400,7 @@ def trained(cls, language_counts, dev_counts, options):
                   dev=dev_counts and [written(counts) for counts in dev_counts], min_count=options.min_count,
                   progress=options.progress, on_merge=history.merged)
     return built(cls, alphabet, history, options, options.pattern)
+
+
+TRAINERS = tuple(map(classmethod, (train_parity, train_parity_from_files, train_parity_from_counts)))
+"""``bpe.Tokenizer``'s train_parity, train_parity_from_files, train_parity_from_counts (``cls`` is the class)."""

@@ -379,3 +379,7 @@ def trained(cls, chunk_counts, options):
 
     learn_events(sequences, room, options.threshold, options.ties, options.min_count, options.progress, heard)
     return built(cls, alphabet, history, options, options.pattern, removals=removals)
+
+
+TRAINERS = tuple(map(classmethod, (train_picky, train_picky_from_files, train_picky_from_counts)))
+"""``bpe.Tokenizer``'s train_picky, train_picky_from_files, train_picky_from_counts (``cls`` is the class)."""
