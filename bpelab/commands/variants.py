@@ -78,7 +78,7 @@ def compare_variants(cls, texts, vocab_size, *, held_out, dev_texts=None, patter
     if not held_out:
         raise ValueError("held_out is empty: give the text to measure each variant on, one it was not trained on")
     check_positive_int(draws, "draws")
-    check_dropout(dropout, 0)  # (each rule is one of DROPOUT_RULES)
+    check_dropout(dropout, 0)  # (p and its seeds, checked once for the three rules)
     check_vocab_size(vocab_size)
     if vocab_size < 258:
         raise ValueError(f"vocab_size {vocab_size} leaves fewer than two merges after the 256 bytes (one per "
