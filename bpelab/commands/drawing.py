@@ -19,7 +19,7 @@ from collections import namedtuple
 from bpelab.checks import UNK
 from bpelab.imported.sentencepiece import token_byte
 from bpelab.text.readable import (BOUNDARY, MARKS, Stream, char_width, decodes_bytes, described, display_width,
-                                  id_form, readable_texts, token_parts)
+                                  id_form, readable_texts, token_parts, visible)
 
 DEFAULT_TEXT = "the café baker bakes cakes, the café bakes soufflé"
 """The tutorial's review: the text both pages start with (``bpe view`` and ``bpe widget``)."""
@@ -451,7 +451,7 @@ def merge_row(tokenizer, rank):
     the token and its two parts, read together."""
     left, right = tokenizer.merges[rank]
     if any(token not in tokenizer.ids for token in (left, right, left + right)):  # (PickyBPE removed one since)
-        return "", str(rank + 1), "(removed since)", f"{left!r} + {right!r}"
+        return "", str(rank + 1), "(removed since)", f"{visible(left)} + {visible(right)}"
     left_id, right_id, token_id = tokenizer.ids[left], tokenizer.ids[right], tokenizer.ids[left + right]
     drawn = token_parts(tokenizer, [left_id, right_id])
     return (str(token_id), str(rank + 1), id_form(tokenizer, token_id),

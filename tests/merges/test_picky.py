@@ -23,6 +23,7 @@ from collections import Counter
 import bpe
 from bpe import Tokenizer
 from bpelab.byte_level import bytes_to_display
+from bpelab.commands.drawing import merge_tree
 from bpelab.merges.picky import PICKY_TIES, picky_events
 from tests.in_process import run_here
 
@@ -352,6 +353,12 @@ class FileTests(unittest.TestCase):
                              (expected.merges, expected.removals))
             shown = run_here("show", "-t", out, "abd abc", text=True)
             self.assertEqual(shown.returncode, 0, shown.stderr)
+            inspected = run_here("inspect", "-t", out, "--top", str(len(expected.merges)), text=True)
+            self.assertEqual(inspected.returncode, 0, inspected.stderr)
+            self.assertIn(f"{len(expected.removals)} removals (PickyBPE)", inspected.stdout)
+            self.assertEqual(run_here("explain", "-t", out, "abd", text=True).returncode, 1)
+            made = merge_tree(expected, len(expected) - 1)  # (no tree of merges shows removals)
+            self.assertIn("PickyBPE", made["reason"])
             for refused in (["train", path, "--vocab-size", "12", "--picky", "0.5", "--ties", "huggingface", "-o", out],
                             ["train", path, "--vocab-size", "12", "--ties", "first-counted", "-o", out],
                             ["train", path, "--vocab-size", "12", "--picky", "0.5", "--superbpe", "3", "-o", out]):
