@@ -189,29 +189,27 @@ class DefinitionTests(unittest.TestCase):
                 merges += len(lab.merges)
         self.assertGreater(merges, 1500)  # (1,559)
 
-    def test_all_fourteen_languages_with_their_sentences_as_development_sets(self):
-        texts = [" ".join(language["sentences"]) for language in LANGUAGES]
-        dev = [language["sentences"][0] for language in LANGUAGES]
+    def assert_like_the_restatement(self, texts, dev, merges, window_size, languages):
+        """Both variants learn the restatement's ``merges`` merges at the byte level, more than ``languages`` of
+        the corpora taking some."""
         for variant in parity.VARIANTS:
             with self.subTest(variant=variant):
-                lab = Tokenizer.train_parity(texts, 256 + 40, dev_texts=dev, variant=variant, window_size=20,
-                                             byte_level=True, pattern="o200k")
-                expected = reference_parity([written(text, "o200k", True) for text in texts], 40, variant=variant,
-                                            window_size=20, dev=[written(text, "o200k", True) for text in dev])
+                lab = Tokenizer.train_parity(texts, 256 + merges, dev_texts=dev, variant=variant,
+                                             window_size=window_size, byte_level=True, pattern="o200k")
+                expected = reference_parity([written(text, "o200k", True) for text in texts], merges,
+                                            variant=variant, window_size=window_size,
+                                            dev=[written(text, "o200k", True) for text in dev])
+                self.assertEqual(len(lab.merges), merges)
                 self.assertEqual(lab.merges, [tuple(map("".join, pair)) for pair, _ in expected])
-                self.assertGreater(len(set(entry["language"] for entry in lab.history)), 5)
+                self.assertGreater(len(set(entry["language"] for entry in lab.history)), languages)
+
+    def test_all_fourteen_languages_with_their_sentences_as_development_sets(self):
+        texts = [" ".join(language["sentences"]) for language in LANGUAGES]
+        self.assert_like_the_restatement(texts, [language["sentences"][0] for language in LANGUAGES], 40, 20, 5)
 
     def test_udhr_articles_as_development_sets(self):
         texts, dev = udhr_texts()
-        for variant in parity.VARIANTS:
-            with self.subTest(variant=variant):
-                lab = Tokenizer.train_parity(texts, 256 + 60, dev_texts=dev, variant=variant, window_size=10,
-                                             byte_level=True, pattern="o200k")
-                expected = reference_parity([written(text, "o200k", True) for text in texts], 60, variant=variant,
-                                            window_size=10, dev=[written(text, "o200k", True) for text in dev])
-                self.assertEqual(len(lab.merges), 60)
-                self.assertEqual(lab.merges, [tuple(map("".join, pair)) for pair, _ in expected])
-                self.assertGreater(len(set(entry["language"] for entry in lab.history)), 3)  # (4 of the 5 here)
+        self.assert_like_the_restatement(texts, dev, 60, 10, 3)  # (4 of the 5 languages take merges here)
 
     def test_where_the_library_never_returns_the_last_language_tried_takes_the_merge(self):
         # Window 1, alpha 1 of 2 languages: a language that took the last merge is over its share. Language 1
