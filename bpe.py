@@ -458,8 +458,8 @@ class Tokenizer:
         """Split ``text`` into tokens in the readable form, the one ``bpe show`` and the pages draw.
 
         >>> tok = Tokenizer(None, [("Ġ", "c")], byte_level=True)
-        >>> tok.readable_tokens(" café\u200d")
-        ['␣c', 'a', 'f', 'é[1/2]', 'é[2/2]', '⟨ZWJ⟩[1/3]', '⟨ZWJ⟩[2/3]', '⟨ZWJ⟩[3/3]']
+        >>> print(*tok.readable_tokens(" café\u200d"))
+        ␣c a f é[1/2] é[2/2] ⟨ZWJ⟩[1/3] ⟨ZWJ⟩[2/3] ⟨ZWJ⟩[3/3]
 
         Whitespace is a mark (``␣ ⇥ ↵ ␍``), a character that shows nothing is
         named (``⟨ZWJ⟩``), a token that holds part of a character is that
