@@ -228,7 +228,7 @@ def reference_superbpe(words: Mapping[Sequence[rules.Token], int],
 
 
 def chunks(text: str, pattern: str = "lab") -> list[str]:
-    """Cut ``text`` into the chunks that merges may not cross, with a named pattern (``PATTERNS``).
+    """Cut ``text`` into the chunks merges may not cross, by a pattern (``PATTERNS``, or a regex).
 
     >>> chunks("at the park, mia")
     ['at', ' the', ' park', ',', ' mia']
@@ -274,7 +274,7 @@ class Tokenizer:
 
     Attributes:
         byte_level: True when the base tokens are the 256 byte values of UTF-8.
-        pattern: the name of the chunk pattern (one of ``PATTERNS``).
+        pattern: the chunk pattern: a name of ``PATTERNS``, or a regex (``bpelab.text.patterns``).
         alphabet: the base tokens: the sorted characters, or the 256 bytes' display forms by ID.
         merges: (left, right) pairs in the order learned.
         vocab: every token by ID; byte-level tokens in GPT-2's display form (``"Ġthe"`` is the
@@ -329,10 +329,7 @@ class Tokenizer:
     def __len__(self) -> int:
         return len(self.vocab)
 
-    @property
-    def n_vocab(self) -> int:
-        """The number of IDs, special tokens and any gaps included (as tiktoken counts)."""
-        return len(self.vocab)
+    n_vocab = property(__len__, doc="The number of IDs, special tokens and gaps included.")
 
     def describe(self) -> dict:
         """What kind of model this is, for ``bpe inspect`` and the drawing of tokens: ``{"base",
@@ -351,7 +348,8 @@ class Tokenizer:
         all checked before any work (``bpelab.merges.training.training_options``):
 
         - ``byte_level=True`` starts from the 256 byte values instead of the characters seen.
-        - ``pattern`` names the chunk pattern (``"lab"`` for characters, ``"gpt2"`` for bytes).
+        - ``pattern``: a built-in's name (``"lab"``: characters, ``"gpt2"``: bytes, ``"uncut"``:
+          none) or a regex as Hugging Face, tiktoken and nanochat write it, translated exactly.
         - ``special_tokens`` get IDs after the merges (and count towards ``vocab_size``); their
           text in the training data is left out.
         - ``ties`` chooses between equally frequent pairs (see ``best_pair``; ``"smallest"``, for
@@ -583,6 +581,7 @@ class Tokenizer:
 
     # -- the rest, each written in the package module of its concern ------
 
+    train_from_iterator = classmethod(counting.train_from_iterator)  # documents, each on its own
     encode_batch = token_files.encode_batch  # many texts, in worker processes if asked
     encode_files = token_files.encode_files  # a corpus into a flat file of IDs for training a model
     count_files = token_files.count_files

@@ -221,13 +221,14 @@ class FailureTests(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "lone surrogate"):
             Tokenizer.train("\ud800\udc00 \ud800\udc00 \ud800\udc00", 10)
 
-    def test_patterns_must_be_built_in_names(self):
-        for pattern in (["lab"], {}, "nope", " ?\\w+"):
-            with self.subTest(pattern=pattern), self.assertRaisesRegex(ValueError, "unknown pattern"):
+    def test_patterns_must_be_built_in_names_or_regexes_read_exactly(self):
+        for pattern, message in ((["lab"], "unknown pattern"), ({}, "unknown pattern"), ("nope", "unknown pattern"),
+                                 (" ?\\w+", "the word class .* at position 2")):
+            with self.subTest(pattern=pattern), self.assertRaisesRegex(ValueError, message):
                 Tokenizer(["a"], [], pattern=pattern)
-            with self.subTest(pattern=pattern), self.assertRaisesRegex(ValueError, "unknown pattern"):
+            with self.subTest(pattern=pattern), self.assertRaisesRegex(ValueError, message):
                 Tokenizer.train("ab ab", 10, pattern=pattern)
-            with self.subTest(pattern=pattern), self.assertRaisesRegex(ValueError, "unknown pattern"):
+            with self.subTest(pattern=pattern), self.assertRaisesRegex(ValueError, message):
                 chunks("ab", pattern)
 
     def test_paths_must_be_paths(self):

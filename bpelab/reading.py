@@ -2,7 +2,9 @@
 
 ``bpe.Tokenizer.load`` (and every other reader of the lab) comes through
 here. Readers read only a regular file or a pipe, and never more than
-``MAX_FILE_BYTES``; a malformed file is a ``ValueError`` naming it.
+``MAX_FILE_BYTES``; a malformed file is a ``ValueError`` naming it. JSON-lines
+files of documents (``jsonl_documents``, for ``train --jsonl``) are read a
+line at a time, with no limit but a line's.
 ``bpelab.writing`` is the other half: writing that never leaves half a file.
 """
 
@@ -15,7 +17,7 @@ import json
 import os
 import select
 import stat
-from typing import Union
+from typing import Iterable, Iterator, Union
 
 from bpelab.checks import check_path
 from bpelab.messages import named, shown
@@ -134,6 +136,46 @@ def _refuse_duplicate_keys(pairs):
             raise ValueError(f"key {shown(key)} appears twice")
         data[key] = value
     return data
+
+
+def jsonl_documents(paths: Iterable[PathLike], field: str) -> Iterator[str]:
+    """The text of ``field`` in each record of JSON-lines files, in order, read a line at a time (a blank line is
+    no record); a line that is no JSON object with a string ``field`` is a ``ValueError`` naming file and line.
+
+    A path may be an open binary stream (standard input), read to its end and left open.
+    """
+    for path in paths:
+        stream = path if hasattr(path, "read") else open_text(path)
+        try:
+            for number, line in enumerate(stream, 1):
+                if line.strip():
+                    yield record_field(line, field, f"{named(path)}, line {number:,}")
+        finally:
+            if stream is not path:
+                stream.close()
+
+
+def record_field(line: bytes, field: str, where: str) -> str:
+    """The string ``field`` of the JSON object on one line of a JSON-lines file; ``where`` names the line."""
+    try:
+        record = json.loads(line.decode("utf-8"), object_pairs_hook=_refuse_duplicate_keys)
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{where}: not valid UTF-8 (byte {error.start:,})") from None
+    except ValueError as error:  # (json.JSONDecodeError is one)
+        raise ValueError(f"{where}: not a JSON record ({error})") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"{where}: a JSON {json_kind(record)}, not an object with the field {field!r}")
+    if field not in record:
+        raise ValueError(f"{where}: the record has no field {field!r} (it has {', '.join(map(repr, record)) or 'none'})")
+    if not isinstance(record[field], str):
+        raise ValueError(f"{where}: the field {field!r} is a JSON {json_kind(record[field])}, not a string")
+    return record[field]
+
+
+def json_kind(value) -> str:
+    """What a parsed JSON value is, in JSON's words."""
+    kinds = {list: "array", str: "string", bool: "true or false", int: "number", float: "number", type(None): "null"}
+    return kinds.get(type(value), "object")
 
 
 def read_json(path: PathLike, argument: str = "path"):

@@ -52,7 +52,7 @@ README = os.path.join(ROOT, "README.md")
 DOCS = os.path.join(ROOT, "docs")
 SET_UP = ["python3 trace_bpe.py --write", "python3 -m unittest -v"]
 CHECKOUT_FILES = ("corpus.txt", "tokenizer.json")  # what examples may read; copied into the scratch folder
-INPUT_SUFFIXES = (".json", ".txt", ".gz", ".tiktoken", ".bin", ".html")
+INPUT_SUFFIXES = (".json", ".txt", ".gz", ".tiktoken", ".bin", ".html", ".jsonl")
 OUTPUT_OPTIONS = ("-o", "--output")
 TOKENIZER_OPTIONS = ("-t", "--tokenizer")
 
@@ -246,31 +246,38 @@ class ReadmeShape(unittest.TestCase):
                     self.assertIn(f"(tools/{name})", house)
 
 
+def check_python_blocks(test, path):
+    """Run every Python block of ``path`` in a scratch folder, holding it to what it says it prints (see above, for
+    README.md; ``tests/merges/test_documents.py`` runs docs/api.md's and docs/trainers.md's, which need clients);
+    return how many ran."""
+    text = read(path)
+    blocks = fenced_blocks(text)
+    lines = text.splitlines()
+    ran = 0
+    for index, (language, first_line, code, closing) in enumerate(blocks):
+        if language != "python":
+            continue
+        where = f"{os.path.relpath(path, ROOT)}, the Python block at line {first_line}"
+        following = next((n for n in range(closing + 1, len(lines)) if lines[n].strip()), None)
+        shown = None
+        if following is not None and lines[following].strip() == "```text":
+            shown = blocks[index + 1][2]
+        with test.subTest(block=where), scratch_folder():
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                exec(compile(code, where, "exec"), {"__name__": "readme_example"})
+            if shown is not None:
+                test.assertEqual(printed.getvalue(), shown, f"{where} prints otherwise")
+            else:
+                test.assertEqual(printed.getvalue().splitlines(), expected_from_comments(code, where))
+        ran += 1
+    return ran
+
+
 class ReadmeExamples(unittest.TestCase):
 
     def test_python_blocks_print_what_readme_says(self):
-        text = read(README)
-        blocks = fenced_blocks(text)
-        lines = text.splitlines()
-        ran = 0
-        for index, (language, first_line, code, closing) in enumerate(blocks):
-            if language != "python":
-                continue
-            where = f"README.md, the Python block at line {first_line}"
-            following = next((n for n in range(closing + 1, len(lines)) if lines[n].strip()), None)
-            shown = None
-            if following is not None and lines[following].strip() == "```text":
-                shown = blocks[index + 1][2]
-            with self.subTest(block=where), scratch_folder():
-                printed = io.StringIO()
-                with contextlib.redirect_stdout(printed):
-                    exec(compile(code, where, "exec"), {"__name__": "readme_example"})
-                if shown is not None:
-                    self.assertEqual(printed.getvalue(), shown, f"{where} prints otherwise")
-                else:
-                    self.assertEqual(printed.getvalue().splitlines(), expected_from_comments(code, where))
-            ran += 1
-        self.assertGreaterEqual(ran, 5)
+        self.assertGreaterEqual(check_python_blocks(self, README), 5)
 
     def test_console_blocks_print_what_they_show(self):
         checked = 0

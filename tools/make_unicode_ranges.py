@@ -13,7 +13,7 @@ ranges taken from one named Unicode version, which this script writes into
 - the general category of every code point, as the list of code points where
   it changes (``0 Cc 20 Zs 21 Po ...``: U+0000..U+001F are Cc, U+0020 is Zs,
   and so on up to U+10FFFF), for any ``\\p{..}`` a Hugging Face pattern asks
-  for (``bpelab.imported.chunk_regex``);
+  for (``bpelab.text.chunk_regex``);
 - whitespace twice over: exactly the characters Python's ``\\s`` matches
   (``str.isspace``), the lab's and ``gpt2``'s definition; and Unicode's
   White_Space property, tiktoken's and Oniguruma's ``\\s``. ``unicodedata`` does
@@ -65,7 +65,7 @@ TEMPLATE = '''"""Unicode tables for the chunk patterns and the normalizers, gene
 Written by tools/make_unicode_ranges.py from Unicode {version} (``python3
 tools/make_unicode_ranges.py`` rewrites it, ``--check`` compares). A class is
 a text of hexadecimal code points and ``first-last`` ranges; ``bpelab.text.patterns``
-and ``bpelab.imported.chunk_regex`` spell them out in each regular-expression engine's
+and ``bpelab.text.chunk_regex`` spell them out in each regular-expression engine's
 own syntax, so Python, tiktoken and Hugging Face cut text into the same chunks
 whatever Unicode version they know. ``CATEGORY_RUNS`` holds every general
 category, for any ``\\\\p{{...}}`` a Hugging Face pattern asks for.

@@ -116,10 +116,14 @@ def build_parser(commands):
     train.add_argument("--bytes", action="store_true", help="start from UTF-8 bytes instead of characters")
     train.add_argument("--special", action="append", default=[], metavar="TOKEN",
                        help="a special token (no whitespace): its own ID, its text left out of training; repeatable")
-    train.add_argument("--pattern", choices=PATTERNS, metavar="NAME",
+    train.add_argument("--pattern", metavar="NAME|REGEX",
                        help=f"how text is cut into chunks before merging: {patterns} (default: lab for characters, "
-                            "gpt2 for bytes); lab knows only ASCII letters and digits, so use gpt2, cl100k or o200k "
-                            "for other scripts")
+                            "gpt2 for bytes; uncut: no pattern, the text is one chunk), or a regex as Hugging Face, "
+                            "tiktoken and nanochat write it; lab knows only ASCII letters and digits, so use gpt2, "
+                            "cl100k or o200k for other scripts")
+    train.add_argument("--jsonl", metavar="FIELD",
+                       help="read each FILE as JSON lines, one document per line: the text of its FIELD; no chunk "
+                            "crosses from one document into the next (Tokenizer.train_from_iterator)")
     train.add_argument("--add-prefix-space", action="store_true",
                        help="with --bytes: put a space before the text (and after each special token) unless one is "
                             "there, so the first word is cut as every other word is")
@@ -190,8 +194,9 @@ def build_parser(commands):
     convert = add("convert", "import a tiktoken ranks file (.tiktoken or .gz) or a Hugging Face tokenizer.json (byte-level BPE)")
     convert.add_argument("source", metavar="SRC", help="the file to import")
     convert.add_argument("-o", "--output", required=True, metavar="OUT.json", help="where to save the tokenizer")
-    convert.add_argument("--pattern", choices=PATTERNS, metavar="NAME",
-                         help=f"the chunk pattern of a .tiktoken file ({patterns}): cl100k or o200k")
+    convert.add_argument("--pattern", metavar="NAME|REGEX",
+                         help=f"the chunk pattern of a .tiktoken file ({patterns}): cl100k or o200k, or its "
+                              "pat_str as a regex")
     convert.add_argument("--special", action="append", default=[], type=special_assignment, metavar="TEXT=ID",
                          help="a special token of a .tiktoken file and its ID; repeatable")
     prepare = add("prepare", "encode UTF-8 files into one flat file of token IDs (uint16 or uint32) for training a model",
@@ -345,7 +350,9 @@ def train_choice(args):
             (args.picky is not None and args.ties not in (None, *PICKY_TIES),
              f"--picky trains with --ties {', '.join(PICKY_TIES)}, not {args.ties}"),
             (args.picky is None and args.ties == PICKY_TIES[0], f"--ties {PICKY_TIES[0]} is PickyBPE's: it goes with "
-                                                                 "--picky")]:
+                                                                 "--picky"),
+            (args.jsonl is not None and (args.parity is not None or args.picky is not None),
+             "--jsonl goes with plain BPE and --superbpe, not --parity or --picky")]:
         if clash:
             raise UsageError(advice)
     if args.min_count is None:
@@ -356,7 +363,8 @@ def train_choice(args):
         return "train_parity_from_files", dict(own, variant=args.parity)
     if args.picky is not None:
         return "train_picky_from_files", dict(ties, threshold=args.picky)
-    return "train_from_files", dict(ties, superbpe=superbpe_choice(args), add_prefix_space=args.add_prefix_space,
+    trainer = "train_from_files" if args.jsonl is None else "train_from_iterator"
+    return trainer, dict(ties, superbpe=superbpe_choice(args), add_prefix_space=args.add_prefix_space,
                                     workers=args.workers)
 
 

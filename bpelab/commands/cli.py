@@ -28,6 +28,7 @@ from bpelab.commands.drawing import (EXPLAIN_TOKENS, base_kind, counted, explain
 from bpelab.commands.terminal import BROKEN_PIPE_STATUS, CommandError, OUT, PROGRAM, UsageError, argument_text, bytes_progress, check_output, describe, is_standard_input, on_terminal, parse_ids, read_stdin, read_text, stdin_stream, terminal_line
 from bpelab.formats import official
 from bpelab.messages import named, readable_name, shown
+from bpelab.reading import jsonl_documents
 from bpelab.text.readable import bytes_texts, described, id_form, readable_texts, visible
 
 
@@ -139,6 +140,8 @@ def command_train(args):
     name, options = train_choice(args)  # the trainer the flags choose, and its own options
     train = getattr(Tokenizer, name)
     inputs = [stdin_stream() if path == "-" else path for path in args.files]
+    if args.jsonl is not None:  # (documents, each counted on its own: Tokenizer.train_from_iterator)
+        inputs = jsonl_documents(inputs, args.jsonl)
     counted = []  # the chunk counts the tokenizer encodes by, for the summary
     options.update(byte_level=args.bytes, pattern=args.pattern, special_tokens=args.special,
                    min_count=args.min_count, on_counts=counted.append)

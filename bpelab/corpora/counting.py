@@ -22,8 +22,9 @@ from typing import Iterable
 
 from bpelab.checks import check_positive_int, check_sources, check_workers
 from bpelab.corpora.workers import results_in_order, worker_pool
+from bpelab.merges.learning import trained
 from bpelab.merges.superbpe import span_counts
-from bpelab.merges.training import count_chunks, reported, training_text
+from bpelab.merges.training import count_chunks, reported, training_options, training_text
 from bpelab.text.blocks import (can_be_read_again, partition_blocks, read_blocks, safe_blocks, safe_partitions,
                                 text_blocks)
 
@@ -96,6 +97,42 @@ def counted_text(text, options):
     size = len(text.encode("utf-8")) if options.count_progress else 0
     counts = _counted(reported(text_blocks(text), options, 0, size), options, options.workers, len(text))
     return counts, span_counts(options, text_blocks(text))
+
+
+def train_from_iterator(cls, documents: Iterable[str], vocab_size: int, **options):
+    """Train on documents, any iterable of strings, read once: no chunk crosses from one document into the next.
+
+    (``bpe.Tokenizer.train_from_iterator``, as Hugging Face's and rustbpe's
+    ``train_from_iterator`` take documents.) The options are ``train``'s, all
+    checked before the first document is read (``training.training_options``).
+    Each document is counted on its own as it comes, so memory holds the
+    distinct chunks and one document, never the corpus: ``counted_documents``.
+    """
+    options = training_options(vocab_size, **options)
+    return trained(cls, *counted_documents(documents, options), options)
+
+
+def counted_documents(documents, options):
+    """``(chunk counts, SuperBPE's stage-2 counts or None)`` of documents, each cut on its own (a prefix space, if
+    asked, in front of each), added up in order; both counts in the one pass. A document that is no str is a
+    ``TypeError`` naming its position (0 for the first)."""
+    if isinstance(documents, (str, bytes)) or not hasattr(documents, "__iter__"):
+        raise TypeError(f"documents must be an iterable of strings (a list, a generator...), not "
+                        f"{'a single ' if isinstance(documents, (str, bytes)) else ''}{type(documents).__name__}")
+    if options.workers > 1:
+        raise ValueError("train_from_iterator counts its documents in this process, as they come; leave workers at 1")
+    counts, spans, done = Counter(), None if options.superbpe is None else Counter(), 0
+    for position, document in enumerate(documents):
+        if not isinstance(document, str):
+            raise TypeError(f"document {position} is {type(document).__name__}, not a str: documents must be strings")
+        document = training_text(document, options.byte_level, f"document {position}")
+        _add_counts(counts, _counted(text_blocks(document), options, 1, 0))
+        if spans is not None:
+            _add_counts(spans, span_counts(options, text_blocks(document)))
+        if options.count_progress is not None:
+            done += len(document.encode("utf-8"))
+            options.count_progress(done, 0)
+    return counts, spans
 
 
 def counted_files(paths, block_size, options):

@@ -22,7 +22,7 @@ and the stream encoder all read their text through it.
 import re
 
 from bpelab.imported.safe_cuts import cut_rule
-from bpelab.text.patterns import SAFE_CUTS, last_cut_found, template_regex
+from bpelab.text.patterns import last_cut_found, safe_cut_rule, template_regex
 from bpelab.text.specials import special_finder
 
 TRIES = 8
@@ -34,7 +34,7 @@ def safe_cut(tokenizer):
     tokenizer whose pipeline has no rule the lab can prove."""
     pipeline = tokenizer.pipeline
     if pipeline is None:
-        before, after = SAFE_CUTS[tokenizer.pattern]
+        before, after = safe_cut_rule(tokenizer.pattern)
         search = template_regex((" " if tokenizer.add_prefix_space else after) + before).search
         texts = tokenizer.special_tokens
     else:

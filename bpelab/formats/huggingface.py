@@ -191,7 +191,7 @@ def apply_template(tokenizer, ids, pair=None) -> list:
 #
 # - normalizers ``NFC``, ``NFD``, ``NFKC``, ``NFKD`` and ``Sequence``;
 # - pre-tokenizers ``Split`` (any ``behavior``, ``invert``, a regex that
-#   ``bpelab.imported.chunk_regex`` translates exactly, or a plain string; a built-in
+#   ``bpelab.text.chunk_regex`` translates exactly, or a plain string; a built-in
 #   pattern as ``to_huggingface`` spells it is read as its name), ``Digits``,
 #   ``Sequence``, and ``ByteLevel`` as the last step (its ``add_prefix_space``
 #   is the lab's ``prefix_space`` step, its ``use_regex`` a split by GPT-2's

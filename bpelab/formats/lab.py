@@ -13,7 +13,8 @@ each, see ``bpelab.merges.picky_model``). Both are written with
 content. IDs are never stored: the
 ``Tokenizer`` rebuilds them from the alphabet and the merges. Format 3
 (below) stores them, for an imported model, and holds what the others cannot
-(a pipeline, a prefix space); it is written only when needed.
+(a pipeline, a prefix space, a pattern given as a regex); it is written only
+when needed.
 """
 
 import json
@@ -23,6 +24,7 @@ from bpelab.checks import check_keys, check_list
 from bpelab.imported.added_tokens import AddedToken
 from bpelab.imported.pipeline import MODEL_OPTIONS, Pipeline
 from bpelab.messages import shown
+from bpelab.text.patterns import check_name, is_name
 
 
 FORMAT_VERSION = 1
@@ -105,6 +107,7 @@ def tokenizer_arguments(data):
                "unsupported tokenizer format 2")
     if not isinstance(data["pattern"], str):
         raise ValueError(f"'pattern' must be the name of a built-in pattern, not {shown(data['pattern'])}")
+    check_name(data["pattern"])  # (a regex pattern is written in format 3)
     if not isinstance(data["special_tokens"], dict):
         raise ValueError("special_tokens must be an object mapping each special token to its int ID")
     alphabet = data.get("bytes") if LEVELS[level] else data["alphabet"]
@@ -147,7 +150,7 @@ def tokenizer_arguments(data):
 #
 # A pattern is a built-in's name (``{"name": "o200k"}``) or a regex as its
 # Hugging Face source (``{"regex": ...}``), translated on load by
-# ``bpelab.imported.chunk_regex`` and refused by name where it cannot be exactly. The
+# ``bpelab.text.chunk_regex`` and refused by name where it cannot be exactly. The
 # body is written as ``json.dumps(body, indent=1)`` writes it, but for the
 # merges, a pair to a line, and a newline at the end, so a second save is
 # byte-identical. The merges are one flat list of strings rather than a list
@@ -166,12 +169,16 @@ FORMAT_3_PROBLEM = "unsupported tokenizer format 3"
 
 
 def needs_format_3(tokenizer):
-    """Whether a tokenizer needs format 3: a given vocabulary with its pipeline, or a prefix space."""
-    return tokenizer.pipeline is not None or tokenizer.add_prefix_space
+    """Whether a tokenizer needs format 3: a given vocabulary with its pipeline, a prefix space, or a regex pattern."""
+    return tokenizer.pipeline is not None or tokenizer.add_prefix_space or not is_name(tokenizer.pattern)
 
 
 def format_3_body(tokenizer):
     """The format-3 body of a tokenizer (see the module's docstring)."""
+    if tokenizer.pipeline is None and not tokenizer.byte_level:
+        raise ValueError("a character-level tokenizer with a regex pattern cannot be saved: format 2 names its "
+                         "pattern, and format 3 holds the lab's kind at the byte level only; train it with "
+                         "byte_level=True")
     pipeline = tokenizer.pipeline if tokenizer.pipeline is not None else lab_pipeline(tokenizer)
     model_vocab = [None] * (max(tokenizer.ids.values()) + 1)
     for token, token_id in tokenizer.ids.items():
@@ -191,7 +198,8 @@ def format_3_text(body):
 def lab_pipeline(tokenizer):
     """The pipeline that says what the lab's kind of byte-level tokenizer does: prefix space, pattern, bytes."""
     steps = [{"step": "prefix_space"}] if tokenizer.add_prefix_space else []
-    steps.append({"step": "split", "pattern": {"name": tokenizer.pattern}, "behavior": "isolated", "invert": False})
+    pattern = {"name" if is_name(tokenizer.pattern) else "regex": tokenizer.pattern}
+    steps.append({"step": "split", "pattern": pattern, "behavior": "isolated", "invert": False})
     added = [AddedToken(token_id, text, True, False, False, False, False)
              for text, token_id in sorted(tokenizer.special_tokens.items(), key=lambda item: item[1])]
     return Pipeline(added_tokens=added, pre_tokenizer=steps, model=MODEL_OPTIONS)
@@ -211,10 +219,10 @@ def format_3_arguments(data):
     merges = list(zip(flat[0::2], flat[1::2]))
     pipeline = Pipeline(**{key: data[key] for key in FORMAT_3_KEYS[4:]})
     pipeline.check_level(data["level"] == "bytes")
-    return given_or_lab_arguments(data["vocab"], merges, pipeline)
+    return given_or_lab_arguments(data["vocab"], merges, pipeline, regex_pattern=True)
 
 
-def given_or_lab_arguments(vocab, merges, pipeline):
+def given_or_lab_arguments(vocab, merges, pipeline, regex_pattern=False):
     """The arguments of ``bpe.Tokenizer`` for a given vocabulary and pipeline: of the lab's kind if it says them exactly.
 
     That is what the lab's kind writes (format 3 for a prefix space, or
@@ -222,20 +230,23 @@ def given_or_lab_arguments(vocab, merges, pipeline):
     normalizer, template or ``ignore_merges``; the 256 bytes first, one ID
     per merge in order, then special tokens matched as written, without
     whitespace. Such a tokenizer follows the lab's rules for special tokens.
+    With ``regex_pattern`` (the lab's own format 3), the one split may be a
+    regex, the lab's kind trained with that pattern.
     """
     check_list(vocab, "vocab", "tokens by ID (strings, or None for an unused ID)")
     if not pipeline.byte_level:
         return {"alphabet": None, "merges": merges, "byte_level": False, "vocab": vocab, "pipeline": pipeline}
-    if not says_lab_kind(vocab, merges, pipeline):
+    pattern = pipeline.split_pattern if regex_pattern else pipeline.pattern
+    if pattern is None or not says_lab_kind(vocab, merges, pipeline):
         return {"alphabet": None, "merges": merges, "byte_level": True, "vocab": vocab, "pipeline": pipeline}
-    return {"alphabet": vocab[:256], "merges": merges, "byte_level": True, "pattern": pipeline.pattern,
+    return {"alphabet": vocab[:256], "merges": merges, "byte_level": True, "pattern": pattern,
             "special_tokens": {token.content: token.id for token in pipeline.added_tokens},
             "add_prefix_space": pipeline.add_prefix_space}
 
 
 def says_lab_kind(vocab, merges, pipeline):
     """Whether a given vocabulary and pipeline are exactly a tokenizer of the lab's kind (see above)."""
-    if pipeline.pattern is None or pipeline.normalizer or pipeline.ignore_merges or pipeline.post_processor:
+    if pipeline.normalizer or pipeline.ignore_merges or pipeline.post_processor:
         return False
     if any(not token.special or token.normalized or token.id < len(vocab) or any(char.isspace() for char in token.content)
            for token in pipeline.added_tokens):

@@ -48,7 +48,7 @@ from bpelab.merges.engine import encode_chunk
 from bpelab.merges.picky_model import refuse_removals
 from bpelab.messages import listed, named, shown
 from bpelab.reading import PathLike, gunzip, read_file_bytes
-from bpelab.text.patterns import check_pattern, pattern_source
+from bpelab.text.patterns import pattern_source
 
 
 def keeps_pair(left, right, merged_id, parts, rank):
@@ -127,7 +127,7 @@ def load_tiktoken(cls, path: PathLike, pattern: str, special_tokens: Optional[Ma
     (``bpelab.formats.vocabulary_cache``), keyed by its bytes, the pattern and the
     special tokens.
     """
-    check_pattern(pattern)
+    pattern_source(pattern, "rust")  # (refuses a regex tiktoken would cut otherwise)
     if special_tokens is not None and not isinstance(special_tokens, dict):
         raise TypeError(f"special_tokens must be a dict of text -> ID, or None, not {type(special_tokens).__name__}")
     data = read_file_bytes(path) if raw is None else raw

@@ -5,10 +5,6 @@ pipeline around BPE; this wing runs them as ``tokenizers`` 0.23.3 does. It
 uses the ground, ``bpelab.text`` and ``bpelab.merges``. Its modules, bottom
 up (none has a definition in ``bpe.py``: each is held to its library):
 
-    oniguruma          Oniguruma's regex syntax read into a tree, or refused by name
-    pattern_automaton  that tree's automaton as ``re`` runs it: states, counted ways, sure states
-    matching_time      a tree read only if ``re`` finds all its matches in quadratic time, decided on that automaton
-    chunk_regex        that tree written as Python ``re``, exactly
     added_tokens       added tokens, matched as Hugging Face matches them
     pipeline           the steps around BPE: normalizers, pre-tokenizers, decoders, templates
     vocabulary         a byte-level model's given IDs and ranked merges (``reference_encode`` where its merges allow)

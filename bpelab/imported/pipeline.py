@@ -10,7 +10,7 @@ tokenizer that has one):
    ``NFC``, ``NFD``, ``NFKC`` or ``NFKD``, as steps in order;
 3. the **pre-tokenizer** cuts each stretch into chunks, each step cutting
    every piece of the one before: ``split`` by a regex (a built-in pattern's
-   name, or a Hugging Face regex translated by ``bpelab.imported.chunk_regex``) with a
+   name, or a Hugging Face regex translated by ``bpelab.text.chunk_regex``) with a
    ``behavior`` (``isolated`` keeps matches and the text between as pieces,
    ``removed`` drops the matches, ``merged_with_previous`` and
    ``merged_with_next`` glue each match to its neighbour, ``contiguous`` joins
@@ -41,10 +41,10 @@ import unicodedata
 
 from bpelab.checks import check_list
 from bpelab.imported.added_tokens import AddedTokenMatcher, added_token_lines, check_added_tokens
-from bpelab.imported.chunk_regex import translate
+from bpelab.text.chunk_regex import translate
 from bpelab.messages import shown
 from bpelab.text import unicode_ranges
-from bpelab.text.patterns import char_class, check_pattern, chunker, pattern_source
+from bpelab.text.patterns import char_class, check_name, chunker, pattern_source
 
 UNICODE_FORMS = ("NFC", "NFD", "NFKC", "NFKD")
 """The normalizer steps: Unicode's four normal forms."""
@@ -254,7 +254,7 @@ def check_split(step):
     if not isinstance(step["invert"], bool):
         raise ValueError(f"a split's invert is {shown(step['invert'])}; it must be true or false")
     if "name" in pattern:
-        check_pattern(pattern["name"])
+        check_name(pattern["name"])
     else:
         split_regex(pattern)  # refuses what cannot be translated exactly, by name
 
@@ -434,10 +434,17 @@ class Pipeline:
     @property
     def pattern(self):
         """The built-in pattern this pre-tokenizer is (after a prefix space perhaps), or None."""
+        split = self.split_pattern
+        return None if split is None or "name" not in self.pre_tokenizer[-1]["pattern"] else split
+
+    @property
+    def split_pattern(self):
+        """The built-in pattern's name or the regex of the one split ``isolated`` this pre-tokenizer is (after a
+        prefix space perhaps), or None."""
         steps = self.pre_tokenizer[1:] if self.add_prefix_space else self.pre_tokenizer
-        if len(steps) == 1 and steps[0]["step"] == "split" and "name" in steps[0]["pattern"] \
+        if len(steps) == 1 and steps[0]["step"] == "split" and set(steps[0]["pattern"]) & {"name", "regex"} \
                 and (steps[0]["behavior"], steps[0]["invert"]) == ("isolated", False):
-            return steps[0]["pattern"]["name"]
+            return next(iter(steps[0]["pattern"].values()))
         return None
 
     @property

@@ -14,7 +14,7 @@ every stage gives the same result on the two halves as on the whole:
   rule, read through them, is the rule on the normalized text. Any other
   step (``prepend``, a Unicode form) has no rule here;
 - **pre-tokenizer**: each ``split`` regex (GPT-2's ``ByteLevel`` regex too)
-  is read as its tree (``bpelab.imported.oniguruma``), and no match may hold
+  is read as its tree (``bpelab.text.oniguruma``), and no match may hold
   a character of ``before`` followed by one of ``after``, nor look ahead, or
   at the end, right after one of ``before`` (``check_tree``), nor be empty:
   then its matches in each half are those of the whole. A split that keeps the
@@ -37,26 +37,16 @@ else (SuperBPE's stage 2). ``tests/imported/test_safe_cuts.py`` holds every
 rule found to encoding the whole text, on random texts cut everywhere.
 """
 
-import functools
-
-from bpelab.imported import oniguruma
-from bpelab.imported.chunk_regex import bracket
-from bpelab.imported.oniguruma import Parser, complement, nullable, union
 from bpelab.imported.pipeline import split_source
 from bpelab.imported.sentencepiece import SPACE_MARK, before_space_mark
+from bpelab.text import oniguruma
+from bpelab.text.chunk_regex import bracket
+from bpelab.text.oniguruma import complement, union
+from bpelab.text.regex_cuts import (CANDIDATES, Unsafe, intersection, matched_alone, subset, text_set)
 
-WHITE = oniguruma.WHITE_SPACE
-LETTERS_AND_NUMBERS = union(oniguruma.category_set("l"), oniguruma.category_set("n"))
-NUMBERS = oniguruma.category_set("n")
-CANDIDATES = ((complement(WHITE), WHITE), (LETTERS_AND_NUMBERS, WHITE), (NUMBERS, complement(NUMBERS)))
-"""The rules tried on a byte-level pipeline's normalized text, each ``(before, after)`` as code-point ranges."""
 
 KEEPS_MATCHES_APART = ("isolated", "removed")
 """The split behaviours whose matches are pieces of their own (the others glue them to their neighbours)."""
-
-
-class Unsafe(Exception):
-    """A step where the rule tried does not hold."""
 
 
 def cut_rule(pipeline, ids):
@@ -95,80 +85,6 @@ def step_holds(step, before, after):
     return keeps_apart and (subset(before, alone) or subset(after, alone))
 
 
-@functools.lru_cache(maxsize=64)
-def matched_alone(source, before, after):
-    """The characters the regex ``source`` surely matches alone, as a piece of their own; None if it could cut
-    the two halves otherwise than the whole (``check_tree``), or may match the empty string (after a match,
-    Oniguruma skips an empty one, so where a half begins it would find one the whole does not)."""
-    tree = Parser(source).parse()
-    if nullable(tree):
-        return None
-    try:
-        check_tree(tree, before, after)
-    except Unsafe:
-        return None
-    return single(tree)
-
-
-def check_tree(tree, before, after, previous=()):
-    """The characters a match may have consumed last after ``tree``, given ``previous`` before it; ``Unsafe`` if a
-    match could hold a character of ``before`` followed by one of ``after``, or look ahead (or test for the end)
-    right after one of ``before``, where the half before the cut ends."""
-    kind = tree[0]
-    if kind == "set":
-        if intersects(previous, before) and intersects(tree[1], after):
-            raise Unsafe
-        return tree[1]
-    if kind == "seq":
-        for item in tree[1]:
-            previous = check_tree(item, before, after, previous)
-        return previous
-    if kind == "alt":
-        return union(*(check_tree(item, before, after, previous) for item in tree[1]))
-    if kind == "repeat":
-        if tree[3] == 0:
-            return previous
-        seen = previous
-        while True:  # the characters a repetition may start after: the ones before, or (twice or more) its own last
-            last = check_tree(tree[1], before, after, seen)
-            if tree[3] == 1 or subset(last, seen):
-                break
-            seen = union(seen, last)
-        return union(last, previous) if tree[2] == 0 else last
-    if kind == "atomic":
-        return check_tree(tree[1], before, after, previous)
-    if intersects(previous, before):  # a look-ahead or an end, right after a character of ``before``
-        raise Unsafe
-    if kind == "look":
-        check_tree(tree[1], before, after, previous)
-    return previous
-
-
-def single(tree):
-    """The characters that ``tree`` matches alone, as a whole match, on a path with no look-ahead or end (so it
-    matches them whatever follows)."""
-    kind = tree[0]
-    if kind == "set":
-        return tree[1]
-    if kind == "alt":
-        return union(*map(single, tree[1]))
-    if kind == "seq":
-        items = tree[1]
-        return union(*(single(item) for at, item in enumerate(items)
-                       if all(empty(other) for other in items[:at] + items[at + 1:])))
-    if kind == "repeat":
-        low, high = tree[2], tree[3]
-        return single(tree[1]) if (high is None or high >= 1) and (low <= 1 or empty(tree[1])) else ()
-    if kind == "atomic":  # (taken whole once matched: it may match only one way that is one character)
-        return () if empty(tree[1]) else single(tree[1])
-    return ()
-
-
-def empty(tree):
-    """Whether ``tree`` matches the empty string on a path with no look-ahead, end or atomic group."""
-    return nullable(tree, surely=True)
-
-
 def character_map(normalizer):
     """What a normalizer of one-character ``replace`` steps does to each character it changes, as a dict (empty for
     no normalizer); None for any other normalizer."""
@@ -190,45 +106,3 @@ def read_back(ranges, mapped):
                                                                                                      ord(result)))))
 
 
-def text_set(text):
-    """The characters of ``text`` as ranges."""
-    return union(*(((ord(char), ord(char)),) for char in text))
-
-
-def intersection(first, second):
-    """The code points in both sets of ranges (each sorted, disjoint, not adjacent; so is the result)."""
-    found, at, other = [], 0, 0
-    while at < len(first) and other < len(second):
-        low, high = max(first[at][0], second[other][0]), min(first[at][1], second[other][1])
-        if low <= high:
-            found.append((low, high))
-        if first[at][1] < second[other][1]:
-            at += 1
-        else:
-            other += 1
-    return tuple(found)
-
-
-def intersects(first, second):
-    """Whether two sets of ranges share a code point."""
-    at = other = 0
-    while at < len(first) and other < len(second):
-        if max(first[at][0], second[other][0]) <= min(first[at][1], second[other][1]):
-            return True
-        if first[at][1] < second[other][1]:
-            at += 1
-        else:
-            other += 1
-    return False
-
-
-def subset(first, second):
-    """Whether every code point of ``first`` is in ``second`` (each range of it within one of ``second``'s, which
-    are never adjacent)."""
-    other = 0
-    for low, high in first:
-        while other < len(second) and second[other][1] < low:
-            other += 1
-        if other == len(second) or second[other][0] > low or second[other][1] < high:
-            return False
-    return True

@@ -44,7 +44,8 @@ from bpelab.text import blocks, patterns, specials
 
 
 class LabModel:
-    """The lab's kind of model: IDs rebuilt from the base tokens and the merges, text cut by a named pattern.
+    """The lab's kind of model: IDs rebuilt from the base tokens and the merges, text cut by a pattern (named or a
+    regex: ``bpelab.text.patterns``).
 
     At the character level ID 0 is ``<unk>``, then the alphabet in sorted
     order; at the byte level IDs 0-255 are the 256 single bytes (in byte

@@ -77,7 +77,7 @@ class TrainingOptions(NamedTuple):
 
     vocab_size: int  # the vocabulary's size to reach, special tokens included
     byte_level: bool  # base tokens: the 256 bytes (True) or the characters seen
-    pattern: str  # the chunk pattern's name (stage 1's, for SuperBPE)
+    pattern: str  # the chunk pattern, a name or a regex (``patterns.regex_pattern``; stage 1's, for SuperBPE)
     specials: list  # the special tokens' texts, in order
     ties: Optional[str]  # the tie rule (``bpe.best_pair``; PickyBPE's ``picky.PICKY_TIES``), or None: the variant's
     min_count: int  # the fewest times a pair must occur to be merged

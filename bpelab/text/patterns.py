@@ -9,9 +9,13 @@ text may be cut without changing its chunks (``last_safe_cut``), and gives
 ``chunker``, which cuts exactly as ``bpe.chunks`` does, twice as fast.
 
 Text is cut into chunks before any merging, and merges never cross a chunk
-boundary, so " the" can become a token but "the park" cannot. Each pattern
-has a name; a tokenizer file names its pattern rather than storing a regular
-expression, so a file cannot smuggle in a slow one.
+boundary, so " the" can become a token but "the park" cannot. The
+built-in patterns have names (``"uncut"`` is no pattern: the text is one
+chunk). Any other pattern is a regex in the syntax Hugging Face, tiktoken
+and nanochat write (``regex_pattern``), read by the reader of imported
+files (``oniguruma``, ``chunk_regex``), translated exactly or refused by
+name, and held to the bounded-time rule (``matching_time``): so a file
+holding one cannot smuggle in a slow one.
 
 The lab's pattern is ASCII: runs of ASCII letters and digits, runs of other
 symbols, runs of whitespace, the first two with an optional leading space.
@@ -97,6 +101,8 @@ PATTERN_TEMPLATES = {
     # numbers on its own, so that whitespace before a number is whole; in stage 2 it is one chunk.
     "superbpe-paper-words": "{digit_groups}| ?{letter}+| ?{symbol}+|{white}+(?!{letter_or_symbol})|{white}+",
     "superbpe-paper": "{digit_groups}|{not_number}+",
+    # No pattern: the text (between special tokens) is one chunk, as minbpe's BasicTokenizer trains on it.
+    "uncut": "{anything}+",
 }
 
 
@@ -125,26 +131,88 @@ length is no multiple of three (a cut falls after them)."""
 
 
 def compiled(pattern: str) -> "re.Pattern[str]":
-    """The compiled Python regex of a named chunk pattern."""
-    check_pattern(pattern)
-    return template_regex(PATTERN_TEMPLATES[pattern])
+    """The compiled Python regex of a named chunk pattern; for a regex, its ``chunk_regex.ChunkRegex``, whose
+    ``findall`` gives its matches and the text between them."""
+    if is_name(pattern):
+        return template_regex(PATTERN_TEMPLATES[pattern])
+    return regex_pattern(pattern)
 
 
 def pattern_source(name: str, syntax: str = "python") -> str:
-    """The regular expression of a named pattern, in the syntax of ``python``, ``rust`` or ``oniguruma``.
+    """The regular expression of a pattern, in the syntax of ``python``, ``rust`` or ``oniguruma``.
 
     tiktoken's engine (Rust) and Hugging Face's (Oniguruma) both read code
-    points as ``\\x{...}``, so they share one spelling.
+    points as ``\\x{...}``, so they share one spelling. A regex pattern is
+    written as given for both (its ``$`` and ``\\Z``, which Rust's engine reads
+    otherwise, are refused there), and as its translation for Python.
     """
-    check_pattern(name)
-    return fill_classes(PATTERN_TEMPLATES[name], syntax)
+    if is_name(name):
+        return fill_classes(PATTERN_TEMPLATES[name], syntax)
+    chunk_regex = regex_pattern(name)
+    if syntax == "rust":
+        check_for_tiktoken(name, chunk_regex)
+    return chunk_regex.python if syntax == "python" else name
+
+
+def check_for_tiktoken(source, chunk_regex):
+    """Refuse a regex pattern that tiktoken would cut otherwise: one holding ``$`` or ``\\Z`` (Rust's engine reads
+    both as the end of the text), or one not proven to match wherever a search starts (tiktoken drops the text
+    between matches, which the lab keeps as chunks)."""
+    from bpelab.text.regex_cuts import covers_every_text
+    if chunk_regex.anchors:
+        raise ValueError(f"the pattern {shown(source)} holds {chunk_regex.anchors[0]}, which tiktoken's engine reads "
+                         "otherwise than Hugging Face's (as the end of the text only); write \\z or (?!\\S)")
+    if not covers_every_text(chunk_regex.tree):
+        raise ValueError(f"the pattern {shown(source)} may leave text between its matches, which tiktoken drops "
+                         "and the lab keeps as chunks; end it with the alternatives |\\S|\\s+")
+
+
+def is_name(pattern) -> bool:
+    """Whether ``pattern`` names a built-in pattern (else it is a regex, or refused)."""
+    return isinstance(pattern, str) and pattern in PATTERN_TEMPLATES
+
+
+def check_name(pattern):
+    """Refuse a pattern that is not the name of a built-in one (as format 2 and a pipeline's ``name`` hold)."""
+    if not is_name(pattern):
+        known = ", ".join(repr(name) for name in PATTERNS)
+        raise ValueError(f"unknown pattern {shown(pattern)}: the built-in patterns are {known}")
+
+
+NAME_LIKE = re.compile("[a-z0-9_-]*")
+"""A pattern spelled like a name (or empty): refused as a name unless it is one, never read as a regex."""
 
 
 def check_pattern(pattern):
-    """Refuse a pattern that is not the name of a built-in one."""
-    if not isinstance(pattern, str) or pattern not in PATTERN_TEMPLATES:
-        known = ", ".join(repr(name) for name in PATTERNS)
-        raise ValueError(f"unknown pattern {shown(pattern)}: the built-in patterns are {known}")
+    """Refuse a pattern that is neither a built-in's name nor a regex the lab reads exactly (``regex_pattern``)."""
+    if not is_name(pattern):
+        regex_pattern(pattern)
+
+
+def regex_pattern(source):
+    """The ``chunk_regex.ChunkRegex`` of a pattern given as a regex in Hugging Face's, tiktoken's and nanochat's
+    syntax (Oniguruma's, ``bpelab.text.oniguruma``), translated exactly into Python's ``re``.
+
+    Its chunks are its matches and the text between them, as Hugging Face's
+    ``Split(..., "isolated")`` keeps them (so joining them gives the text
+    back). Refused, in one line: a pattern that is no str or spelled like a
+    name, empty, matching the empty string, holding what the translation
+    cannot say exactly (named, with its position), or one Python's ``re`` could
+    take more than quadratic time on (``bpelab.text.matching_time``).
+    """
+    if source == "":
+        raise ValueError("the pattern is empty: give a built-in pattern's name or a regex")
+    if not isinstance(source, str) or NAME_LIKE.fullmatch(source):
+        try:
+            check_name(source)
+        except ValueError as error:
+            raise ValueError(f"{error}; or a regex") from None
+    from bpelab.text.chunk_regex import translate  # (the reader loads only when a regex is given; it keeps 64)
+    chunk_regex = translate(source)
+    if chunk_regex.nullable:
+        raise ValueError(f"the pattern {shown(source)} matches the empty string; a chunk pattern must match at "
+                         "least one character wherever it matches")
+    return chunk_regex
 
 
 @functools.lru_cache(maxsize=None)
@@ -213,6 +281,8 @@ def class_in(name, syntax):
         return fill_classes(DIGIT_GROUPS if name == "digit_groups" else DIGIT_TAIL, syntax)
     if name == "end":
         return "\\Z" if syntax in ("python", "basic") else "\\z"
+    if name == "anything":  # (every code point: the class of "uncut")
+        return "[\\u0000-\\U0010FFFF]" if syntax in ("python", "basic") else "[\\x{0}-\\x{10FFFF}]"
     raise KeyError(f"a pattern template names {{{name}}}, which is no class")
 
 
@@ -297,7 +367,19 @@ SAFE_CUTS = {
     "superbpe-words": ("(?:{letter}|{number})", "{white}"),
     "superbpe-paper-words": ("{not_white}", "{white}"),
     "superbpe-paper": ("{number}", "{not_number}"),
+    "uncut": ("(?!)", "(?!)"),  # (never: the text is one chunk)
 }
+
+
+@functools.lru_cache(maxsize=64)
+def safe_cut_rule(pattern: str) -> tuple:
+    """The safe-cut rule of a pattern: ``SAFE_CUTS``' for a name; for a regex, the first of the rules a
+    pre-tokenizer's split is tried with (``regex_cuts``) that it provably keeps, else none: no cut."""
+    if is_name(pattern):
+        return SAFE_CUTS[pattern]
+    from bpelab.text.regex_cuts import regex_cut_rule  # (as regex_pattern: loads only for a regex)
+    regex_pattern(pattern)  # (refuses what is no pattern)
+    return regex_cut_rule(pattern) or SAFE_CUTS["uncut"]
 
 
 def last_safe_cut(text: str, pattern: str = "lab") -> int:
@@ -311,8 +393,7 @@ def last_safe_cut(text: str, pattern: str = "lab") -> int:
     sixteenfold until a cut turns up, so finding one near the end of a long
     block reads, and copies, only that end.
     """
-    check_pattern(pattern)
-    return last_cut(text, *SAFE_CUTS[pattern])
+    return last_cut(text, *safe_cut_rule(pattern))
 
 
 def last_cut(text: str, before: str, after: str) -> int:
@@ -343,8 +424,7 @@ def safe_cuts(text: str, pattern: str = "lab") -> Iterator[int]:
 
     (The same rule as ``last_safe_cut``, read forwards.)
     """
-    check_pattern(pattern)
-    before, after = SAFE_CUTS[pattern]
+    before, after = safe_cut_rule(pattern)
     return (match.end() for match in template_regex(f"{before}(?={after})").finditer(text))
 
 
@@ -381,7 +461,8 @@ def chunker(pattern: str) -> Callable[[str], list[str]]:
     >>> chunker("gpt2")("I'll pay 5 🍪!")
     ['I', "'ll", ' pay', ' 5', ' 🍪!']
     """
-    check_pattern(pattern)
+    if not is_name(pattern):
+        return regex_pattern(pattern).chunks
     template = PATTERN_TEMPLATES[pattern]
     if not reaches_above_basic(template):  # (the lab's pattern) both versions are one regex: no search needed
         return lambda text: template_regex(template).findall(text)

@@ -3,7 +3,7 @@
 Written by tools/make_unicode_ranges.py from Unicode 14.0.0 (``python3
 tools/make_unicode_ranges.py`` rewrites it, ``--check`` compares). A class is
 a text of hexadecimal code points and ``first-last`` ranges; ``bpelab.text.patterns``
-and ``bpelab.imported.chunk_regex`` spell them out in each regular-expression engine's
+and ``bpelab.text.chunk_regex`` spell them out in each regular-expression engine's
 own syntax, so Python, tiktoken and Hugging Face cut text into the same chunks
 whatever Unicode version they know. ``CATEGORY_RUNS`` holds every general
 category, for any ``\\p{...}`` a Hugging Face pattern asks for.

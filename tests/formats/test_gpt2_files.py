@@ -16,7 +16,7 @@ import unittest
 
 from bpe import Tokenizer
 from tests.clients import official_tokenizer, require_module, require_official
-from tests.imported.test_chunk_regex import random_text, unassigned_in_14
+from tests.text.test_chunk_regex import random_text, unassigned_in_14
 from tests import ROOT
 
 HF_DATA = os.path.join(ROOT, "tests", "data", "hf")

@@ -27,7 +27,7 @@ from bpe import Tokenizer
 from bpelab.commands.drawing import emitted_whole, merges_one_at_a_time
 from tests import ROOT
 from tests.clients import MODEL_NAMES, installed, model_file, open_model, skip_or_fail
-from tests.imported.test_chunk_regex import random_text, unassigned_in_14
+from tests.text.test_chunk_regex import random_text, unassigned_in_14
 from tests.imported.test_safe_cuts import check_in_blocks
 
 OPEN_MODELS = ("llama3", "qwen3", "deepseek_v3", "gptoss")

@@ -22,7 +22,7 @@ from bpelab.imported.added_tokens import AddedToken
 from bpelab.imported.pipeline import BEHAVIORS, Pipeline
 from bpelab.imported.safe_cuts import cut_rule
 from tests import ROOT
-from tests.imported.test_chunk_regex import MODEL_REGEXES, random_text
+from tests.text.test_chunk_regex import MODEL_REGEXES, random_text
 from tests.lab_samples import BYTES
 
 NO_RULE = {

@@ -29,7 +29,7 @@ from bpelab.merges.ranked import reference_encode_leftmost
 from tests import ROOT
 from tests.clients import installed, model_file, open_model, require_models, require_module, skip_or_fail
 from tests import test_readme
-from tests.imported.test_chunk_regex import random_text
+from tests.text.test_chunk_regex import random_text
 from tests.imported.test_safe_cuts import check_in_blocks
 
 SPACE = "\N{LOWER ONE EIGHTH BLOCK}"

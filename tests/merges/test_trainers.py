@@ -70,31 +70,33 @@ def token_bytes(tokenizer):
     return [bpe.display_to_bytes(token) for token in tokenizer.vocab[256:256 + len(tokenizer.merges)]]
 
 
+@functools.cache
+def hf_pre_tokenizer(pattern, byte_level):
+    """Hugging Face's pre-tokenizer that cuts the lab's chunks (the bytes as display characters at the byte level)."""
+    from tokenizers import Regex, pre_tokenizers
+
+    split = pre_tokenizers.Split(Regex(bpe.pattern_source(pattern, "oniguruma")), "isolated")
+    if not byte_level:
+        return split
+    return pre_tokenizers.Sequence([split, pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+
+
+def hf_merges(items, vocab_size, pattern, byte_level, specials=(), min_frequency=0):
+    """The merges BpeTrainer learns through ``train_from_iterator`` from ``items`` (documents), cut by ``pattern``."""
+    from tokenizers import Tokenizer as HFTokenizer, models, pre_tokenizers, trainers
+
+    tokenizer = HFTokenizer(models.BPE())
+    tokenizer.pre_tokenizer = hf_pre_tokenizer(pattern, byte_level)
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency, show_progress=False,
+                                  special_tokens=list(specials),
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet() if byte_level else [])
+    tokenizer.train_from_iterator(items, trainer)
+    return [tuple(merge) for merge in json.loads(tokenizer.to_str())["model"]["merges"]]
+
+
 @require_module("tokenizers")
 class HuggingFaceTests(unittest.TestCase):
     """``ties="huggingface"``, ``min_count=max(1, min_frequency)``: BpeTrainer's merges, both levels."""
-
-    @staticmethod
-    @functools.cache
-    def pre_tokenizer(pattern, byte_level):
-        """Hugging Face's pre-tokenizer that cuts the lab's chunks (the bytes as display characters at the byte level)."""
-        from tokenizers import Regex, pre_tokenizers
-
-        split = pre_tokenizers.Split(Regex(bpe.pattern_source(pattern, "oniguruma")), "isolated")
-        if not byte_level:
-            return split
-        return pre_tokenizers.Sequence([split, pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
-
-    def hf_merges(self, items, vocab_size, pattern, byte_level, specials, min_frequency):
-        from tokenizers import Tokenizer as HFTokenizer, models, pre_tokenizers, trainers
-
-        tokenizer = HFTokenizer(models.BPE())
-        tokenizer.pre_tokenizer = self.pre_tokenizer(pattern, byte_level)
-        trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency, show_progress=False,
-                                      special_tokens=list(specials),
-                                      initial_alphabet=pre_tokenizers.ByteLevel.alphabet() if byte_level else [])
-        tokenizer.train_from_iterator(items, trainer)
-        return [tuple(merge) for merge in json.loads(tokenizer.to_str())["model"]["merges"]]
 
     def assert_same(self, text, vocab_size, pattern, byte_level, specials=(), min_frequency=0):
         """The same merges, with the lab's ``vocab_size`` counted as Hugging Face counts it; return them.
@@ -106,8 +108,8 @@ class HuggingFaceTests(unittest.TestCase):
         overlap = sum(special in bpe.CHAR_TO_BYTE for special in specials) if byte_level else 1
         lab = Tokenizer.train(text, vocab_size + overlap, byte_level=byte_level, pattern=pattern,
                               special_tokens=list(specials), ties="huggingface", min_count=max(1, min_frequency))
-        self.assertEqual(lab.merges, self.hf_merges(pieces(text, specials), vocab_size, pattern, byte_level,
-                                                    specials, min_frequency))
+        self.assertEqual(lab.merges, hf_merges(pieces(text, specials), vocab_size, pattern, byte_level,
+                                               specials, min_frequency))
         return lab.merges
 
     def test_random_texts_at_both_levels(self):
@@ -137,9 +139,13 @@ class HuggingFaceTests(unittest.TestCase):
                          [("Ġ", "b"), ("Ġb", "z"), ("a", "a")])
 
 
-@functools.cache
-def rust_pattern(pattern):
-    return bpe.pattern_source(pattern, "rust")
+def rustbpe_tokens(items, vocab_size, pattern):
+    """The bytes of each token rustbpe learns through ``train_from_iterator`` from ``items`` (documents), in ID order."""
+    import rustbpe
+
+    tokenizer = rustbpe.Tokenizer()
+    tokenizer.train_from_iterator(items, vocab_size, pattern=bpe.pattern_source(pattern, "rust"))
+    return [bytes(token) for token, _ in sorted(tokenizer.get_mergeable_ranks(), key=lambda entry: entry[1])][256:]
 
 
 @require_module("rustbpe")
@@ -147,14 +153,9 @@ class RustbpeTests(unittest.TestCase):
     """``ties="rustbpe"``, ``min_count=1``: rustbpe's tokens, in ID order, at the byte level."""
 
     def assert_same(self, text, merges, pattern, specials=()):
-        import rustbpe
-
-        tokenizer = rustbpe.Tokenizer()
-        tokenizer.train_from_iterator(pieces(text, specials), 256 + merges, pattern=rust_pattern(pattern))
-        theirs = [bytes(token) for token, _ in sorted(tokenizer.get_mergeable_ranks(), key=lambda entry: entry[1])]
         lab = Tokenizer.train(text, 256 + merges + len(specials), byte_level=True, pattern=pattern,
                               special_tokens=list(specials), ties="rustbpe", min_count=1)
-        self.assertEqual(token_bytes(lab), theirs[256:])
+        self.assertEqual(token_bytes(lab), rustbpe_tokens(pieces(text, specials), 256 + merges, pattern))
         return len(lab.merges)
 
     def test_random_texts(self):
@@ -181,7 +182,18 @@ def minbpe_merges(text, pattern, merges):
     ``max`` by count (the first of equals) and merges it, as ID 256 + round,
     whatever its count. Returns the bytes of each new token.
     """
-    ids = [list(chunk.encode("utf-8")) for chunk in bpe.chunks(text, pattern)]
+    return minbpe_loop([list(chunk.encode("utf-8")) for chunk in bpe.chunks(text, pattern)], merges)
+
+
+def basic_merges(text, merges):
+    """minbpe's ``BasicTokenizer.train``, as minbpe/basic.py has it (karpathy/minbpe at commit
+    cf120a4eab2cd194d014320dd8d92ceb42487af9): the text's UTF-8 bytes as one list of IDs, no pattern; each round
+    ``get_stats`` of that list, ``max`` by count, ``merge``: ``RegexTokenizer``'s loop on a single chunk."""
+    return minbpe_loop([list(text.encode("utf-8"))], merges)
+
+
+def minbpe_loop(ids, merges):
+    """The rounds both minbpe tokenizers run on ``ids`` (a list of chunks, each a list of byte values)."""
     spelled = [bytes([byte]) for byte in range(256)]
     for new in range(256, 256 + merges):
         stats = {}

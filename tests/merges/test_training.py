@@ -224,6 +224,7 @@ class EachOptionIsCheckedOnceTests(unittest.TestCase):
         calls = {
             "train": lambda: Tokenizer.train(CORPUS[:20000], 300, **options),
             "train_from_files": lambda: Tokenizer.train_from_files([self.path], 300, workers=2, **options),
+            "train_from_iterator": lambda: Tokenizer.train_from_iterator(CORPUS[:20000].split(". "), 300, **options),
             "train_from_counts": lambda: Tokenizer.train_from_counts(
                 bpe.count_chunks([CORPUS[:20000]], "o200k"), 300,
                 superbpe_counts=bpe.count_chunks([CORPUS[:20000]], "superbpe"), **options),

@@ -65,7 +65,7 @@ GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|
 
 DOCUMENTED_MODULES = {
     "cluster_counting": ("bpelab.corpora.cluster_counting", "bpelab.cluster"),
-    "chunk_regex": ("bpelab.imported.chunk_regex", "bpelab.chunk_regex"),
+    "chunk_regex": ("bpelab.text.chunk_regex", "bpelab.imported.chunk_regex", "bpelab.chunk_regex"),
     "compare": ("bpelab.commands.compare", "bpelab.compare"),
     "variants": ("bpelab.commands.variants",),
 }

@@ -3,7 +3,7 @@
 ``bpe.chunks`` cuts text with a named pattern. A Hugging Face
 ``tokenizer.json`` cuts it with its own regular expressions, written for
 Oniguruma, the engine of the ``tokenizers`` library; ``translate(source)``
-reads such a regex (``bpelab.imported.oniguruma``, which says what each construct
+reads such a regex (``bpelab.text.oniguruma``, which says what each construct
 means there and refuses the rest by name) and writes a Python 3.10+ ``re``
 pattern that finds the same matches on every text, with every class spelled
 out as code points of the pinned Unicode tables, as the built-in patterns are.
@@ -29,8 +29,8 @@ import functools
 import itertools
 import re
 
-from bpelab.imported.matching_time import check_matching_time
-from bpelab.imported.oniguruma import (Parser, TOP, clip, complement, nullable, partition, possessive_class,
+from bpelab.text.matching_time import check_matching_time
+from bpelab.text.oniguruma import (Parser, TOP, clip, complement, nullable, partition, possessive_class,
                                       sets_of, union)
 from bpelab.messages import shown
 
@@ -152,7 +152,8 @@ class ChunkRegex:
         parser = Parser(source)
         tree = parser.parse()
         check_matching_time(tree, parser.positions)  # refuses a pattern re could take more than quadratic time on
-        self.source, self.nullable = source, nullable(tree)
+        self.source, self.nullable, self.tree = source, nullable(tree), tree
+        self.anchors = [end[1] for end in ends_of(tree)]  # (``$`` and ``\\Z``, which Rust's engine reads otherwise)
         self.python = Writer().write(tree)
         proxies = Proxies(sets_of(tree))
         self.proxies = proxies if proxies.count <= MAX_KINDS else None
@@ -193,6 +194,10 @@ class ChunkRegex:
             return [text] if text else []
         gaps = regex.split(searched)
         return [piece for pair in zip(gaps, found + [""]) for piece in pair if piece]
+
+    def findall(self, text):
+        """``chunks``: the matches and the text between them, as ``re``'s ``findall`` gives a pattern's matches."""
+        return self.chunks(text)
 
     def spans(self, text):
         """The matches, as one flat list ``[start, end, start, end, ...]``, empty ones as Oniguruma reports them.
@@ -238,6 +243,15 @@ class ChunkRegex:
             for at in {bisect.bisect_right(ends, astral.start()) for astral in ABOVE_BASIC.finditer(text)}:
                 found[at] = text[ends[at - 1] if at else 0:ends[at]]
         return found
+
+
+def ends_of(tree):
+    """The ``$`` and ``\\Z`` anchors in a tree (``\\z`` means the end of the text in every engine)."""
+    if tree[0] == "end":
+        return [tree] if tree[1] != "\\z" else []
+    if tree[0] in ("seq", "alt"):
+        return [end for item in tree[1] for end in ends_of(item)]
+    return ends_of(tree[1]) if tree[0] in ("repeat", "atomic", "look", "behind") else []
 
 
 @functools.lru_cache(maxsize=64)

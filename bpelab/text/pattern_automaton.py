@@ -1,18 +1,18 @@
 """The pattern's automaton as Python's ``re`` runs it: the states and ways on which ``matching_time`` decides the bound.
 
 ``bpe.chunks`` cuts text with a named pattern; a Hugging Face file brings
-its own regex, parsed by ``bpelab.imported.oniguruma``. What this module
+its own regex, parsed by ``bpelab.text.oniguruma``. What this module
 adds is ``Automaton(tree, positions, check)``: its states are the start and
 each character position once read (a counted repeat written out round by
 round up to ``MAX_COPIES``, a larger one read as a loop), and each
 transition counts the ways between two states. It reads the pattern as
-``bpelab.imported.chunk_regex`` writes it and ``re`` runs it: a round of a
+``bpelab.text.chunk_regex`` writes it and ``re`` runs it: a round of a
 repeat only after one that took text, ``C*+`` as ``C*(?!C)``, ``(?>X)`` as
 a look-ahead never backtracked into (the text it took read in one way),
 anchors as look-aheads, a look-behind at one character as a test that lets
 every way on. A look-ahead's body is an automaton of its own,
 refused where it is built by the ``check`` it is given
-(``bpelab.imported.matching_time``'s, which the bound needs).
+(``bpelab.text.matching_time``'s, which the bound needs).
 
 It equals the automaton of docs/unicode.md ("The automaton, as ``re`` runs
 it"), with its *sure* states: those from which the pattern's end follows
@@ -21,7 +21,7 @@ with no test.
 
 import functools
 
-from bpelab.imported.oniguruma import TOP, bit_indexes, complement, nullable, partition, possessive_class, union
+from bpelab.text.oniguruma import TOP, bit_indexes, complement, nullable, partition, possessive_class, union
 
 MAX_COPIES = 16
 """Counted repeats up to this count are written out round by round for the analysis; larger ones are read as loops."""
@@ -35,7 +35,7 @@ MAX_TRANSITIONS = 200000
 NEWLINE = ("set", ((10, 10),))
 AT_END = ("end", "\\z")
 ANCHORS = {"\\Z": ("seq", (("repeat", NEWLINE, 0, 1), AT_END)), "$": ("alt", (NEWLINE, AT_END))}
-"""What ``bpelab.imported.chunk_regex`` writes for ``\\Z`` and ``$``: look-aheads at ``\\z`` (Python's ``\\Z``)."""
+"""What ``bpelab.text.chunk_regex`` writes for ``\\Z`` and ``$``: look-aheads at ``\\z`` (Python's ``\\Z``)."""
 
 
 def too_large(what, position):

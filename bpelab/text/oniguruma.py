@@ -5,7 +5,7 @@ expressions written for Oniguruma, where ``bpe.chunks`` uses a named
 pattern. ``Parser(source).parse()`` reads such a regex into a small tree of
 character sets, sequences, alternatives, repeats, atomic groups and
 look-aheads, each set spelled as code points of the pinned Unicode tables
-(``unicode_ranges``); ``bpelab.imported.chunk_regex`` writes the tree as Python's
+(``unicode_ranges``); ``bpelab.text.chunk_regex`` writes the tree as Python's
 ``re``.
 
 Only an explicit list of constructs is read (``SUPPORTED``); anything else
@@ -45,7 +45,7 @@ from bpelab.text import unicode_ranges
 
 SUPPORTED = ("literals, \\t \\n \\r \\f \\v \\a \\e \\xHH \\x{H..} \\uHHHH, \\s \\S \\d \\D, \\p{category} \\P{category}, "
              "[...] classes with ranges, (...) (?:...) (?>...) (?=...) (?!...), (?<=...) (?<!...) of one character, "
-             "(?i:ASCII text), |, "
+             "(?i:ASCII text and classes), |, "
              "? * + {m} {m,} {m,n} and possessive ?+ *+ ++, \\z \\Z $")
 """What a pattern may use, as refusals list it."""
 
@@ -316,16 +316,16 @@ class Parser:
         return self.folded(item, start)
 
     def folded(self, item, start, is_class=False):
-        """The atom; inside (?i:...), its ASCII character with every character whose case folding is the same."""
+        """The atom; inside (?i:...), its ASCII character (or a class's) with every one whose case folding is the same."""
         if not self.folding:
             return item
         ranges = item[1]
-        if is_class or len(ranges) != 1 or ranges[0][0] != ranges[0][1]:
-            refuse("a class inside (?i:...)", start)
-        if ranges[0][0] > 0x7F:
-            refuse("a non-ASCII character inside (?i:...)", start)
-        char = chr(ranges[0][0])
-        variants = unicode_ranges.ASCII_CASE_VARIANTS.get(char.lower(), char)
+        if not is_class and (len(ranges) != 1 or ranges[0][0] != ranges[0][1]):
+            refuse("a class escape inside (?i:...)", start)
+        if ranges[-1][1] > 0x7F:
+            refuse(f"a non-ASCII {'class' if is_class else 'character'} inside (?i:...)", start)
+        chars = "".join(chr(code) for first, last in ranges for code in range(first, last + 1))
+        variants = "".join(unicode_ranges.ASCII_CASE_VARIANTS.get(char.lower(), char) for char in chars)
         return ("set", union(*(((ord(variant), ord(variant)),) for variant in variants)))
 
     def group(self):
@@ -357,10 +357,14 @@ class Parser:
     def check_folds(self, tree, start):
         """Refuse (?i:ss) and its kind: there Oniguruma also matches one character whose folding is two (``ß``)."""
         for branch in tree[1] if tree[0] == "alt" else (tree,):
-            letters = "".join(chr(item[1][0][0]).lower() for item in (branch[1] if branch[0] == "seq" else (branch,)))
+            items = branch[1] if branch[0] == "seq" else (branch,)
+            letters = [{chr(code).lower() for first, last in item[1] for code in range(first, min(last, 0x7F) + 1)}
+                       for item in items]  # (a class's letters: any of them may stand at its place)
             for fold in unicode_ranges.ASCII_MULTI_CHAR_FOLDS:
-                if fold in letters:
-                    refuse(f"{fold!r} inside (?i:...) (Oniguruma also matches a character whose folding is it)", start)
+                for at in range(len(letters) - len(fold) + 1):
+                    if all(char in letters[at + offset] for offset, char in enumerate(fold)):
+                        refuse(f"{fold!r} inside (?i:...) (Oniguruma also matches a character whose folding is it)",
+                               start)
 
     def char_class(self, start):
         """The set of a [...] class whose '[' is read."""

@@ -5,11 +5,11 @@ Hugging Face file brings its own regex, and ``re`` searches it by
 backtracking, trying a match at every start (``findall``, ``finditer``,
 ``split``): what this module adds is ``check_matching_time(tree,
 positions)``, which decides from a pattern parsed by
-``bpelab.imported.oniguruma``, before any text is cut, that this takes at
+``bpelab.text.oniguruma``, before any text is cut, that this takes at
 most about 3·K·n² steps on n characters, K at most the pattern's size, and
 refuses anything else with a one-line ``ValueError`` naming the slow part
 and its position. It decides on the pattern's automaton as ``re`` runs it
-(``bpelab.imported.pattern_automaton``).
+(``bpelab.text.pattern_automaton``).
 
 It equals (the argument is in docs/unicode.md): without its *sure* states,
 those from which the pattern's end follows with no test, the pattern's
@@ -22,7 +22,7 @@ each look-ahead is linear where it runs, one that can read to the end of
 the text only where a try reaches it a bounded number of times.
 """
 
-from bpelab.imported.pattern_automaton import Automaton, component_loops, too_large
+from bpelab.text.pattern_automaton import Automaton, component_loops, too_large
 from bpelab.reading import collector_paused
 
 MAX_COMBINATIONS = 20000
@@ -260,7 +260,7 @@ def check_matching_time(tree, positions):
     quadratic time; ``positions`` (``Parser.positions``) places its parts in the source for the message. Returns
     the power of n that bounds its time: 1 (linear) or 2.
 
-    >>> from bpelab.imported.oniguruma import Parser
+    >>> from bpelab.text.oniguruma import Parser
     >>> parser = Parser("\\\\s*\\\\s*x")
     >>> check_matching_time(parser.parse(), parser.positions)
     Traceback (most recent call last):

@@ -21,14 +21,14 @@ import sys
 import unittest
 
 from bpe import Tokenizer
-from bpelab.imported.chunk_regex import ChunkRegex
-from bpelab.imported.matching_time import check_matching_time
-from bpelab.imported.oniguruma import Parser
+from bpelab.text.chunk_regex import ChunkRegex
+from bpelab.text.matching_time import check_matching_time
+from bpelab.text.oniguruma import Parser
 from bpelab.imported.pipeline import GPT2_REGEX
 from bpelab.text.patterns import PATTERNS, pattern_source
 from tests import ROOT
 from tests.clients import MODEL_NAMES, model_file, require_models
-from tests.imported.test_chunk_regex import MODEL_REGEXES, UNREAD_BUILT_IN
+from tests.text.test_chunk_regex import MODEL_REGEXES, UNREAD_BUILT_IN
 
 SLOW = "of the pattern: Python's re could take time growing as "
 """What every refusal for matching time says."""
@@ -108,10 +108,9 @@ LOOKALIKES = [
     "\\s*[\\r\\n]+", "\\s+(?!\\S)|\\s+",  # the real files' whitespace: once a line break is read, the match is sure
     "(?:a|b?)+c", "(?:ab)*(?:ab)?c",
     "(?:\\s|\\p{Zs})*c", "(a|a)+c",  # alternatives of one character each are one class, for re too
-    "[^\\r\\n\\p{L}\\p{N}]?+\\p{L}+|\\p{N}{1,2}| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*|\\s*[\\r\\n]|\\s+(?!\\S)|\\s+",
+    "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}+|\\p{N}{1,2}| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*|\\s*[\\r\\n]|\\s+(?!\\S)|\\s+",
 ]
-"""Patterns that look ambiguous but on which re takes at most quadratic time (the last: nanochat's, but for its
-contractions, whose class inside (?i:...) the reader refuses)."""
+"""Patterns that look ambiguous but on which re takes at most quadratic time (the last: nanochat's)."""
 
 
 def checked(source):
