@@ -14,6 +14,7 @@ below imports this wing. Its modules, bottom up (none has a definition in
     measures        the literature's measures per translation and tokenizer: premium, unknown share, Rényi
     cost_charts     those measures drawn for hundreds of languages: a dot chart per measure, and a map
     variants        every variant of BPE trained on one corpus to one size, one table (``Tokenizer.compare_variants``)
+    page_tokens     what ``bpe view``'s page draws of each token (``Tokenizer.readable_tokens``' form), fast
     view            ``bpe view``: the page that looks inside vocabularies, and its server
     widget          ``bpe widget``: the training page
     arguments       each command's arguments, options and help

@@ -1,41 +1,48 @@
 """``bpe view``: a page on this computer that looks inside any vocabulary, served by the standard library.
 
 The learner types text and sees, for each tokenizer, its tokens coloured
-with their IDs and the counts, in the readable form (``drawn_tokens``: a
-character cut between tokens is drawn once, under the tokens that share it);
-clicking a token (or Enter on it) shows how it was built, the merge tree of
+with their IDs and the counts, in the readable form
+(``bpelab.commands.page_tokens``: a character cut between tokens is drawn
+once, under the tokens that share it); clicking a token (or Enter on it)
+shows how it was built, the merge tree of
 ``bpelab.commands.drawing.merge_tree``, the merges ``bpe explain`` replays,
-each numbered as it numbers them. What the page shows is
+each numbered as it numbers them; pointing at a token lights the text it
+covers, and the reverse (``Tokenizer.encode_with_offsets``); IDs pasted in
+are decoded (``Tokenizer.decode``). What the page shows is
 ``bpe.Tokenizer.encode`` (special tokens' text as their IDs),
 ``bpe.Tokenizer.token_texts`` and ``bpelab.text.readable``'s parts; the server
-computes it, the page only draws it.
+computes it, the page only draws it, as much of it as is in view.
 
 A server on a laptop is reachable by every web page the laptop opens, so
 this one trusts nothing. It binds 127.0.0.1 only, on a free port; answers
-only requests whose ``Host`` is that address and port (a DNS-rebinding
-page would send its own name); refuses a POST whose ``Origin`` is not the
-page's own, and sends no CORS header, so no other site can read an answer;
-refuses a body longer than ``MAX_BODY`` bytes before reading it, and text
-longer than ``MAX_CHARS`` characters; gives up on a connection silent for
-``TIMEOUT`` seconds; answers 404 to anything but its three routes (``GET /``,
-``POST /encode``, ``POST /explain``); writes nothing to disk. The page's
-script puts token text in with ``textContent`` only, never as HTML, under a
-Content-Security-Policy that allows only its own inline script and style (by
-their sha256, worked out from the page's files, ``pages/view.*``) and
-requests to itself.
+only requests whose ``Host`` is that address and port, or ``localhost`` and
+that port (a DNS-rebinding page would send its own name); refuses a POST
+whose ``Origin`` is not the page's own (the Host's), and sends no CORS
+header, so no other site can read an answer; refuses a body longer than
+``MAX_BODY`` bytes before reading it, and text longer than ``MAX_CHARS``
+characters; gives up on a connection silent for ``TIMEOUT`` seconds;
+answers 404 to anything but its six routes (``GET /``, ``POST /encode``,
+``/tokens``, ``/explain``, ``/decode``, ``/spans``); drops an encoding the page has
+given up on (it closed the connection: a newer text is on its way); writes
+nothing to disk. The page's script puts token text in with
+``textContent`` only, never as HTML, under a Content-Security-Policy that
+allows only its own inline script and style (by their sha256, worked out
+from the page's files, ``pages/view.*``) and requests to itself.
 """
 
 import html
 import json
+import select
+import socket
 import sys
 import threading
+from itertools import accumulate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from bpelab.byte_level import replace_lone_surrogates
 from bpelab.commands.drawing import DEFAULT_TEXT, merge_tree
 from bpelab.commands.page_files import inline_page, source_hash
+from bpelab.commands.page_tokens import TokenTable
 from bpelab.messages import readable_name
-from bpelab.text.readable import decodes_bytes, held_mark, readable_texts, token_parts, token_stream, token_texts
 
 MAX_CHARS = 100_000
 """The longest text, in characters, one request may ask to encode."""
@@ -43,59 +50,42 @@ MAX_CHARS = 100_000
 MAX_BODY = 400_000
 """The largest request body, in bytes (``MAX_CHARS`` characters of 4 UTF-8 bytes); a larger one is not read."""
 
+WINDOW = 1000
+"""How many tokens of each tokenizer one answer draws (the page asks for more as it scrolls: ``/tokens``)."""
+
 TIMEOUT = 10.0
 """Seconds a connection may stay silent before the server closes it."""
 
 
-def encode_all(tokenizers, text):
-    """What the page draws for ``text``: for each ``(label, tokenizer)``, its IDs, pieces, drawing and counts."""
+def encode_all(tables, text, gone=lambda: False):
+    """What the page draws first for ``text``: for each ``(label, TokenTable)``, ``sent`` of its first ``WINDOW``
+    tokens.
+
+    ``gone()`` is asked before each tokenizer: once it says the page has
+    given up on this answer (a newer text is on its way), the work stops.
+    """
     results = []
-    for label, tokenizer in tokenizers:
-        ids = tokenizer.encode(text, allowed_special="all")
-        seen = replace_lone_surrogates(text) if tokenizer.byte_level else text
-        results.append({
-            "label": label, "ids": ids, "pieces": token_texts(tokenizer, seen, ids), **drawn_tokens(tokenizer, ids, seen),
-            "unknown": [token_id == 0 and not tokenizer.byte_level for token_id in ids],
-            "characters": len(text), "bytes": len(seen.encode("utf-8")),
-        })
+    for label, table in tables:
+        if gone():
+            raise ConnectionAbortedError("the page gave up on this text")
+        results.append(sent(label, table.answer(text, 0, WINDOW)))
     return {"results": results}
 
 
-def drawn_tokens(tokenizer, ids, text):
-    """How the page draws the tokens ``ids`` of ``text``, in the readable form (``bpelab.text.readable``).
-
-    ``shown``: each token's readable form. A character cut between tokens is
-    drawn once, across the chips that share it: ``split`` lists each such
-    character as ``[first token, last token, the character]``; ``parts`` is,
-    for each token that holds part of one (None for the others), its pieces
-    in order, a string of whole characters or ``[index in split, the bytes
-    held]`` (``"1-2/3"``); ``around`` is, for such a token, ``[the
-    characters it lies in, the byte where it starts in them]``, which the
-    page sends back to have its tree read in place (``merge_tree``'s context).
-    """
-    if not decodes_bytes(tokenizer):  # characters are never cut between tokens
-        return {"shown": readable_texts(tokenizer, ids, text), "split": [], "parts": [None] * len(ids),
-                "around": [None] * len(ids)}
-    every = token_parts(tokenizer, ids, text)
-    owners = {}
-    for index, parts in enumerate(every):
-        for part in parts:
-            if part.held is not None:
-                owners.setdefault(part.unit, [index, index, part.text])[1] = index
-    number = {unit: at for at, unit in enumerate(unit for unit, (first, last, _) in owners.items() if first != last)}
-    split = [owners[unit] for unit in number]
-    drawn = {"shown": ["".join(map(str, parts)) for parts in every], "split": split,
-             "parts": [None] * len(ids), "around": [None] * len(ids)}
-    if not split:
-        return drawn
-    stream, starts = token_stream(tokenizer, ids)
-    for index, parts in enumerate(every):
-        if any(part.unit in number for part in parts):
-            drawn["parts"][index] = [[number[part.unit], held_mark(part.held)[1:-1]] if part.unit in number
-                                     else str(part) for part in parts]
-            first, last = stream.units[parts[0].unit][0], stream.units[parts[-1].unit][1]
-            drawn["around"][index] = [stream.data[first:last].decode("utf-8", "replace"), starts[index] - first]
-    return drawn
+def sent(label, answer):
+    """One tokenizer's answer (``TokenTable.answer``) as the page receives it, short: all the IDs and counts, and
+    for the tokens it draws (from ``start`` on) their readable forms, each distinct one once (``forms``) and each
+    token's as an index among them (``shown``); only for the tokens that hold part of a character (a few among
+    thousands), their ``parts`` and ``around`` (``cut``: token -> [parts, around]); the unknown and special tokens'
+    places; no pieces (the page draws the readable form)."""
+    forms, start = {}, answer["start"]
+    shown = [forms.setdefault(form, len(forms)) for form in answer["shown"]]
+    cut = {start + index: [parts, answer["around"][index]] for index, parts in enumerate(answer["parts"])
+           if parts is not None}
+    return {"label": label, "ids": answer["ids"], "start": start, "forms": list(forms), "shown": shown,
+            "split": answer["split"], "cut": cut,
+            "unknown": [index for index, unknown in enumerate(answer["unknown"]) if unknown],
+            "special": answer["special"], "characters": answer["characters"], "bytes": answer["bytes"]}
 
 
 class ViewServer(ThreadingHTTPServer):
@@ -112,7 +102,9 @@ class ViewServer(ThreadingHTTPServer):
     def __init__(self, tokenizers, text=DEFAULT_TEXT, timeout=TIMEOUT):
         super().__init__(("127.0.0.1", 0), Handler)
         self.tokenizers = [(readable_name(label), tokenizer) for label, tokenizer in tokenizers.items()]  # (UTF-8)
+        self.tables = [(label, TokenTable(tokenizer)) for label, tokenizer in self.tokenizers]
         self.host = f"127.0.0.1:{self.server_port}"
+        self.hosts = (self.host, f"localhost:{self.server_port}")  # the address printed, and its usual name
         self.origin = f"http://{self.host}"
         self.page = PAGE.html.replace(TEXT_MARKER, html.escape(text), 1).encode("utf-8")
         self.connection_timeout = timeout
@@ -128,7 +120,7 @@ class Refused(Exception):
 
 
 class Handler(BaseHTTPRequestHandler):
-    """One connection to ``ViewServer``: every check of the module docstring, then one of the three routes."""
+    """One connection to ``ViewServer``: every check of the module docstring, then one of the six routes."""
 
     server_version = "bpe-view"
 
@@ -153,7 +145,8 @@ class Handler(BaseHTTPRequestHandler):
         self.answer(lambda: self.route({"/": self.page}))
 
     def do_POST(self):
-        self.answer(lambda: self.route({"/encode": self.encode, "/explain": self.explain}))
+        self.answer(lambda: self.route({"/encode": self.encode, "/explain": self.explain, "/decode": self.decode,
+                                        "/spans": self.spans, "/tokens": self.tokens}))
 
     def do_other(self):
         self.answer(lambda: self.route({}))
@@ -163,13 +156,22 @@ class Handler(BaseHTTPRequestHandler):
 
     def route(self, routes):
         """The answer of the route asked for, once the Host (and for a POST the Origin and the body) pass."""
-        if self.headers.get("Host") != self.server.host:
-            raise Refused(403, f"this server answers only to Host {self.server.host}")
+        host = self.headers.get("Host")
+        if host not in self.server.hosts:
+            raise Refused(403, f"this server answers only to Host {' or '.join(self.server.hosts)}")
         if self.path not in routes:
             raise Refused(404, "no such page")
-        if self.command == "POST" and self.headers.get("Origin") != self.server.origin:
-            raise Refused(403, f"a POST must come from the page itself (Origin {self.server.origin})")
+        if self.command == "POST" and self.headers.get("Origin") != f"http://{host}":
+            raise Refused(403, f"a POST must come from the page itself (Origin http://{host})")
         return routes[self.path]()
+
+    def gone(self):
+        """Whether the page has closed this connection: it gave up on the answer (a newer text is on its way)."""
+        try:
+            ready, _, _ = select.select([self.connection], [], [], 0)
+            return bool(ready) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
 
     def body(self):
         """The request's body, whose length must be given and at most ``MAX_BODY`` bytes, read only then."""
@@ -185,29 +187,81 @@ class Handler(BaseHTTPRequestHandler):
             raise Refused(400, "the body ended before its Content-Length")
         return data
 
-    def encode(self):
-        """``POST /encode``: the body is the text, in UTF-8."""
+    def text(self):
+        """The body as a text, in UTF-8, of at most ``MAX_CHARS`` characters."""
         try:
             text = self.body().decode("utf-8")
         except UnicodeDecodeError:
             raise Refused(400, "the text must be UTF-8") from None
         if len(text) > MAX_CHARS:
             raise Refused(413, f"at most {MAX_CHARS:,} characters per request, not {len(text):,}")
+        return text
+
+    def encode(self):
+        """``POST /encode``: the body is the text; dropped if the page gives up on it while it waits its turn."""
+        text = self.text()
         with self.server.lock:
-            return json_answer(encode_all(self.server.tokenizers, text))
+            return json_answer(encode_all(self.server.tables, text, self.gone))
+
+    def tokens(self):
+        """``POST /tokens``: the body is ``{"tokenizer": index, "text": text, "from": token}``; ``sent`` of that
+        tokenizer's ``WINDOW`` tokens of the text from that token on."""
+        asked = self.asked('expected {"tokenizer": N, "text": "...", "from": N}')
+        self.tokenizer_of(asked)  # (checks the index)
+        text, start = asked.get("text"), asked.get("from")
+        if type(text) is not str or len(text) > MAX_CHARS or not text.isascii() and has_lone_surrogate(text):
+            raise Refused(400, f"text must be a text of at most {MAX_CHARS:,} characters (and no lone surrogate)")
+        if type(start) is not int or start < 0:
+            raise Refused(400, "from must be a token's place: 0 or more")
+        label, table = self.server.tables[asked["tokenizer"]]
+        with self.server.lock:
+            return json_answer(sent(label, table.answer(text, start, WINDOW)))
+
+    def spans(self):
+        """``POST /spans``: the body is the text; for each tokenizer, each token's ``[start, end]`` in it, counted
+        as JavaScript counts a string (UTF-16 units), from ``Tokenizer.encode_with_offsets``'s characters."""
+        text = self.text()
+        units = [0, *accumulate(2 if char > "\uffff" else 1 for char in text)]
+        with self.server.lock:
+            return json_answer({"spans": [[[units[start], units[end]] for _, start, end in
+                                           tokenizer.encode_with_offsets(text, allowed_special="all")]
+                                          for _, tokenizer in self.server.tokenizers]})
+
+    def decode(self):
+        """``POST /decode``: the body is ``{"tokenizer": index, "ids": [token ID, ...]}``; the text they decode to."""
+        asked = self.asked('expected {"tokenizer": N, "ids": [N, ...]}')
+        tokenizer, ids = self.tokenizer_of(asked), asked.get("ids")
+        if type(ids) is not list or not all(type(token_id) is int and 0 <= token_id < len(tokenizer)
+                                            for token_id in ids):
+            raise Refused(400, f"ids must be a list of token IDs from 0 to {len(tokenizer) - 1:,}")
+        with self.server.lock:
+            return json_answer({"text": tokenizer.decode(ids)})
+
+    def asked(self, expected):
+        """The body as a JSON object, or a refusal saying what was ``expected``."""
+        try:
+            asked = json.loads(self.body().decode("utf-8"))
+        except (ValueError, RecursionError):
+            raise Refused(400, expected) from None
+        if not isinstance(asked, dict):
+            raise Refused(400, expected)
+        return asked
+
+    def tokenizer_of(self, asked):
+        """The tokenizer whose index the request gives."""
+        index = asked.get("tokenizer")
+        if type(index) is not int or not 0 <= index < len(self.server.tokenizers):
+            raise Refused(400, "no such tokenizer")
+        return self.server.tokenizers[index][1]
 
     def explain(self):
         """``POST /explain``: the body is ``{"tokenizer": index, "id": token ID}``, and for a token that holds part
         of a character ``"around": [text, start]`` (its ``around`` in ``/encode``'s answer: ``merge_tree``'s
         context)."""
-        try:
-            asked = json.loads(self.body().decode("utf-8"))
-            index, token_id, around = asked["tokenizer"], asked["id"], asked.get("around")
-        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
-            raise Refused(400, 'expected {"tokenizer": N, "id": N}') from None
-        if type(index) is not int or not 0 <= index < len(self.server.tokenizers):
-            raise Refused(400, "no such tokenizer")
-        tokenizer = self.server.tokenizers[index][1]
+        asked = self.asked('expected {"tokenizer": N, "id": N}')
+        if "tokenizer" not in asked or "id" not in asked:
+            raise Refused(400, 'expected {"tokenizer": N, "id": N}')
+        tokenizer, token_id, around = self.tokenizer_of(asked), asked["id"], asked.get("around")
         if type(token_id) is not int or not 0 <= token_id < len(tokenizer):
             raise Refused(400, "no such token ID")
         with self.server.lock:
@@ -235,6 +289,15 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
+def has_lone_surrogate(text):
+    """Whether ``text`` holds a lone surrogate (JSON may spell one, as ``"\\ud800"``; UTF-8 cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def json_answer(value):
     """A JSON body and its content type."""
     return json.dumps(value, ensure_ascii=False).encode("utf-8"), "application/json; charset=utf-8"
@@ -243,7 +306,7 @@ def json_answer(value):
 TEXT_MARKER = "<!--TEXT-->"
 """Where the page's text box receives its first text, escaped as HTML."""
 
-PAGE = inline_page("view", {"max_chars": str(MAX_CHARS), "max_chars_shown": f"{MAX_CHARS:,}"})
+PAGE = inline_page("view", {"max_chars": str(MAX_CHARS)})
 """The page (``pages/view.html``, ``view.css`` and ``view.js``) as one document, its style and script inline."""
 
 CONTENT_SECURITY_POLICY = (f"default-src 'none'; script-src {source_hash(PAGE.script)}; "

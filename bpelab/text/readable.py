@@ -385,8 +385,16 @@ def token_texts(tokenizer, text, ids):
     A real backslash is written ``\\\\``, so that it can never be taken for the
     start of such an escape.
     """
-    return ["".join(escape(char) if is_cut_byte(char) or char == "\\" else char for char in span)
-            for span in token_spans(tokenizer, text, ids)]
+    return [plain_text(span) for span in token_spans(tokenizer, text, ids)]
+
+
+def plain_text(span):
+    """One token's span as ``token_texts`` gives it: each byte of a cut character ``\\xNN``, a backslash ``\\\\``.
+
+    >>> print(plain_text("a\\\\b\\udcc3"))
+    a\\\\b\\xc3
+    """
+    return "".join(escape(char) if is_cut_byte(char) or char == "\\" else char for char in span)
 
 
 def _split_at(sequence, lengths):

@@ -1,11 +1,13 @@
-"""``bpe view`` (bpelab/commands/view.py): the server's safety, point by point, and the page in Chromium.
+"""``bpe view`` (bpelab/commands/view.py): the server's safety, point by point, and what it answers.
 
 The server runs in this process, in a thread, on small tokenizers (the
-lab's, and a byte-level one trained here) and GPT-4o's; raw sockets and
-``http.client`` send what a browser, a hostile page or a broken client
-would. The page is driven by Playwright in Debian's Chromium, launched by
-its path as the widget's tests launch it. The command itself runs as a real
-process once: it prints its address, writes nothing, and stops on Ctrl-C.
+lab's, and a byte-level one trained here); raw sockets and ``http.client``
+send what a browser, a hostile page or a broken client would. What it
+answers is held to ``encode``, ``readable_tokens``, ``token_texts``,
+``decode`` and ``encode_with_offsets``, and ``page_tokens.TokenTable`` to
+``drawn_tokens`` (its definition) on every kind of model. The page itself,
+in Chromium, is test_view_page's. The command runs as a real process once:
+it prints its address, writes nothing, and stops on Ctrl-C.
 """
 
 import base64
@@ -28,7 +30,7 @@ import unittest
 from unittest import mock
 
 from bpe import Tokenizer
-from bpelab.commands import drawing, view
+from bpelab.commands import drawing, page_tokens, view
 from make_corpus import corpus
 from tests.clients import model_file, official_tokenizer, open_model, skip_or_fail
 from tests.lab_samples import FORM_SCRIPTS
@@ -180,14 +182,32 @@ class SafetyTests(unittest.TestCase):
 
     def test_a_foreign_host_is_refused(self):
         port = self.served.port
-        for host in ("evil.example", f"evil.example:{port}", f"localhost:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}"):
+        for host in ("evil.example", f"evil.example:{port}", f"localhost.:{port}", f"LOCALHOST:{port}", "localhost",
+                     f"localhost:{port + 1}", f"sub.localhost:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}",
+                     f"[::1]:{port}"):
             with self.subTest(host=host):
                 status, _, body = self.served.request("GET", "/", headers={"Host": host})
-                self.assertEqual((status, body), (403, f"this server answers only to Host 127.0.0.1:{port}\n".encode()))
+                self.assertEqual((status, body), (403, f"this server answers only to Host 127.0.0.1:{port} or "
+                                                       f"localhost:{port}\n".encode()))
         answer = self.served.raw(b"GET / HTTP/1.0\r\n\r\n")  # no Host at all
         self.assertEqual(self.status(answer), 403)
         status, _, _ = self.served.request("POST", "/encode", b"x", headers={"Host": "evil.example"})
         self.assertEqual(status, 403)
+
+    def test_localhost_is_the_same_page(self):
+        """``localhost:PORT`` is served as ``127.0.0.1:PORT`` is; a POST's Origin must be the Host it was sent to."""
+        port, local = self.served.port, f"localhost:{self.served.port}"
+        status, _, body = self.served.request("GET", "/", headers={"Host": local})
+        self.assertEqual((status, body), self.served.request("GET", "/")[::2])
+        status, _, body = self.served.request("POST", "/encode", b"mia", headers={"Host": local,
+                                                                                 "Origin": f"http://{local}"})
+        self.assertEqual((status, json.loads(body)["results"][0]["ids"]), (200, LAB.encode("mia")))
+        for host, origin in ((local, f"http://127.0.0.1:{port}"), (f"127.0.0.1:{port}", f"http://{local}")):
+            with self.subTest(host=host):
+                status, _, body = self.served.request("POST", "/encode", b"mia", headers={"Host": host,
+                                                                                         "Origin": origin})
+                self.assertEqual((status, body), (403, f"a POST must come from the page itself (Origin http://{host})"
+                                                       "\n".encode()))
 
     def test_a_post_from_another_origin_is_refused(self):
         for origin in ("http://evil.example", "null", f"http://localhost:{self.served.port}", None):
@@ -239,7 +259,8 @@ class SafetyTests(unittest.TestCase):
         self.assertLess(time.monotonic() - started, 3, "each within the server's timeout, 0.2 s here (5 s waited)")
 
     def test_only_the_pages_routes(self):
-        for method, path in (("GET", "/encode"), ("GET", "/index.html"), ("GET", "/?x=1"), ("GET", "/./"),
+        for method, path in (("GET", "/encode"), ("GET", "/tokens"), ("GET", "/decode"), ("GET", "/spans"),
+                             ("GET", "/index.html"), ("GET", "/?x=1"), ("GET", "/./"),
                              ("POST", "/"), ("POST", "/encode/"), ("PUT", "/encode"), ("DELETE", "/"),
                              ("HEAD", "/"), ("OPTIONS", "/"), ("PATCH", "/explain"), ("BREW", "/")):
             with self.subTest(method=method, path=path):
@@ -252,6 +273,15 @@ class SafetyTests(unittest.TestCase):
                      b"[" * 100_000):
             with self.subTest(body=body[:40]):
                 self.assertEqual(self.served.request("POST", "/explain", body)[0], 400)
+        for route, body in (("/decode", b'{"tokenizer": 0}'), ("/decode", b'{"tokenizer": 0, "ids": [96]}'),
+                            ("/decode", b'{"tokenizer": 0, "ids": [true]}'), ("/decode", b'{"tokenizer": 5, "ids": []}'),
+                            ("/decode", b'{"tokenizer": 0, "ids": "1 2"}'), ("/tokens", b'{"tokenizer": 0, "from": 0}'),
+                            ("/tokens", b'{"tokenizer": 0, "text": "a", "from": -1}'),
+                            ("/tokens", b'{"tokenizer": 0, "text": "\\ud800", "from": 0}'),
+                            ("/tokens", json.dumps({"tokenizer": 0, "text": "a" * (view.MAX_CHARS + 1), "from": 0})
+                             .encode()), ("/spans", b"\xff")):
+            with self.subTest(route=route, body=body[:50]):
+                self.assertEqual(self.served.request("POST", route, body)[0], 400)
 
     def test_the_answers_are_encode_and_merge_tree(self):
         rng = random.Random(22)
@@ -262,15 +292,116 @@ class SafetyTests(unittest.TestCase):
             for result, tok in zip(json.loads(body)["results"], (LAB, STORY)):
                 ids = tok.encode(text, allowed_special="all")
                 self.assertEqual(result["ids"], ids, text)
-                self.assertEqual(result["pieces"], tok.token_texts(text, allowed_special="all"))
-                self.assertEqual(result["shown"], tok.readable_tokens(text, allowed_special="all"))
-                self.assertEqual({key: result[key] for key in ("shown", "split", "parts", "around")},
-                                 view.drawn_tokens(tok, ids, text))
+                self.assertEqual(unpacked(result)["shown"], tok.readable_tokens(text, allowed_special="all"))
+                self.assertEqual(unpacked(result), page_tokens.drawn_tokens(tok, ids, text))
+                self.assertEqual(result["special"], [at for at, token_id in enumerate(ids)
+                                                     if token_id in tok.special_tokens.values()])
         for index, tok in enumerate((LAB, STORY)):
             for token_id in (0, 5, len(tok.ids) - 1, len(tok) - 1):
                 body = json.dumps({"tokenizer": index, "id": token_id}).encode()
                 self.assertEqual(json.loads(self.served.request("POST", "/explain", body)[2]),
                                  drawing.merge_tree(tok, token_id))
+
+
+def unpacked(result):
+    """A result as the page receives it (``view.sent``) in ``drawn_tokens``' form, for the tokens it carries."""
+    count, start = len(result["shown"]), result["start"]
+    cut = {int(index): value for index, value in result["cut"].items()}
+    return {"shown": [result["forms"][form] for form in result["shown"]], "split": result["split"],
+            "parts": [cut.get(start + at, [None])[0] for at in range(count)],
+            "around": [cut[start + at][1] if start + at in cut else None for at in range(count)]}
+
+
+class Answers(unittest.TestCase):
+    """The routes' answers: a long text's tokens window by window, decoding, the spans pointing lights, and an
+    encoding the page gave up on dropped; ``TokenTable`` equal to its definition on every kind of model."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.served = Server({"lab": LAB, "story": STORY})
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.served.stop()
+
+    def post(self, route, asked):
+        status, _, body = self.served.request("POST", route, json.dumps(asked).encode())
+        self.assertEqual(status, 200, body)
+        return json.loads(body)
+
+    def test_a_long_text_window_by_window(self):
+        text = "नमस्ते mia 🙂 " * 300
+        answer = json.loads(self.served.request("POST", "/encode", text.encode())[2])["results"][1]
+        ids, whole = STORY.encode(text), page_tokens.drawn_tokens(STORY, STORY.encode(text), text)
+        self.assertEqual((answer["ids"], answer["characters"]), (ids, len(text)))
+        self.assertGreater(len(ids), 2 * view.WINDOW)
+        shown, split = unpacked(answer)["shown"], list(answer["split"])
+        self.assertGreaterEqual(len(shown), view.WINDOW)
+        while len(shown) < len(ids):
+            window = self.post("/tokens", {"tokenizer": 1, "text": text, "from": len(shown)})
+            self.assertEqual(window["start"], len(shown))
+            unpacked_window = unpacked(window)
+            for key in ("shown", "parts", "around"):
+                self.assertEqual(unpacked_window[key], whole[key][len(shown):len(shown) + len(window["shown"])])
+            shown += unpacked_window["shown"]
+            split += window["split"]
+        self.assertEqual((shown, split), (whole["shown"], whole["split"]))
+
+    def test_decode_and_spans(self):
+        rng = random.Random(5)
+        for _ in range(10):
+            text = random_text(rng)
+            for index, tok in enumerate((LAB, STORY)):
+                ids = tok.encode(text, allowed_special="all")
+                self.assertEqual(self.post("/decode", {"tokenizer": index, "ids": ids})["text"], tok.decode(ids))
+            status, _, body = self.served.request("POST", "/spans", text.encode())
+            units = [len(text[:at].encode("utf-16-le")) // 2 for at in range(len(text) + 1)]  # as JavaScript counts
+            for spans, tok in zip(json.loads(body)["spans"], (LAB, STORY)):
+                self.assertEqual(spans, [[units[start], units[end]] for _, start, end in
+                                         tok.encode_with_offsets(text, allowed_special="all")])
+
+    def test_an_encoding_given_up_on_is_dropped(self):
+        """A page that asks for a newer text closes the older request: waiting for its turn, it is never encoded."""
+        answered = []
+        with mock.patch.object(view, "sent", wraps=view.sent) as sent:
+            with self.served.server.lock:  # the server is busy: both requests wait for their turn
+                given_up = socket.create_connection(("127.0.0.1", self.served.port), timeout=5)
+                given_up.sendall(f"POST /encode HTTP/1.1\r\nHost: 127.0.0.1:{self.served.port}\r\nOrigin: "
+                                 f"{self.served.origin}\r\nContent-Length: 3\r\n\r\nold".encode())
+                time.sleep(0.3)
+                given_up.close()
+                newer = threading.Thread(target=lambda: answered.append(self.served.request("POST", "/encode",
+                                                                                           b"new")))
+                newer.start()
+                time.sleep(0.3)
+            newer.join()
+        self.assertEqual(answered[0][0], 200)
+        self.assertEqual(json.loads(answered[0][2])["results"][0]["characters"], 3)
+        self.assertEqual(sent.call_count, 2, "only the newer text was encoded, for each of the two tokenizers")
+
+    def test_the_table_is_drawn_tokens(self):
+        """``TokenTable`` (whole tokens worked out once, runs read alone) gives what ``drawn_tokens`` and ``encode``
+        give, whole and window by window, on every kind of model: characters with unknowns, bytes, byte fallback."""
+        tokenizers = [LAB, STORY, official_tokenizer("cl100k")] + ([open_model("llama2")] if model_file("llama2")
+                                                                   else [])
+        rng = random.Random(9)
+        texts = list(FORM_SCRIPTS.values()) + [random_text(rng) for _ in range(20)] + ["".join(FORM_SCRIPTS.values())]
+        for tok in tokenizers:
+            table = page_tokens.TokenTable(tok)
+            for text in texts:
+                ids = tok.encode(text, allowed_special="all")
+                answer, whole = table.answer(text), page_tokens.drawn_tokens(tok, ids, text)
+                self.assertEqual({key: answer[key] for key in whole}, whole, text)
+                self.assertEqual((answer["ids"], answer["pieces"]), (ids, tok.token_texts(text, allowed_special="all")))
+                for _ in range(5):
+                    start, count = rng.randrange(len(ids) + 1), rng.randrange(1, 12)
+                    window = table.answer(text, start, count)
+                    carried = len(window["shown"])
+                    self.assertGreaterEqual(carried, min(count, len(ids) - start))
+                    for key in ("shown", "parts", "around", "pieces"):
+                        self.assertEqual(window[key], answer[key][start:start + carried], (text, start, count))
+                    self.assertEqual(window["split"], [split for split in whole["split"]
+                                                       if split[1] >= start and split[0] < start + carried])
 
 
 class MergeTrees(unittest.TestCase):
@@ -312,237 +443,6 @@ class MergeTrees(unittest.TestCase):
         self.assertEqual(built["nodes"], [])
         self.assertIn("no merge builds it: its merges make 2 tokens of its bytes", built["reason"])
 
-
-def explain_steps(tok, text):
-    """The merge steps ``bpe explain`` prints for a one-chunk text, as ``merge N: left + right``."""
-    lines = drawing.explain_chunk(tok, text, "")
-    return sorted({match.group(1) for line in lines for match in [re.match(r"  (merge \d+: .+?)\s{2,}", line)]
-                   if match})
-
-
-READ_PAGE = """() => [...document.querySelectorAll("#out section")].map(section => ({
-    label: section.querySelector("h2").textContent,
-    ids: [...section.querySelectorAll(".tok")].map(token => Number(token.querySelector(".id").textContent)),
-    shown: [...section.querySelectorAll(".tok .piece")].map(piece => piece.textContent),
-    titles: [...section.querySelectorAll(".tok")].map(token => token.title),
-    pieces: [...section.querySelectorAll(".tok")].map(token => token.dataset.piece),
-    shared: [...section.querySelectorAll(".group")].map(group => [...group.children].map(child =>
-        child.classList.contains("char") ? [child.textContent, child.style.gridColumn] : child.style.gridColumn)),
-    counts: section.querySelector(".counts").textContent,
-}))"""
-
-
-def chip_texts(drawn):
-    """What each chip of ``view.drawn_tokens`` shows: its readable form, a share of a cut character as the bytes it
-    holds (the character itself is drawn once, under the chips that share it)."""
-    return [shown if parts is None else "".join(part if isinstance(part, str) else f"[{part[1]}]" for part in parts)
-            for shown, parts in zip(drawn["shown"], drawn["parts"])]
-
-
-def groups(drawn):
-    """The groups of chips that share cut characters, as the page lays them out: each chip's column, then each cut
-    character with the columns it spans (see ``READ_PAGE``)."""
-    found, position, starts = [], 0, {first: index for index, (first, _, _) in enumerate(drawn["split"])}
-    while position < len(drawn["shown"]):
-        if position not in starts:
-            position += 1
-            continue
-        index, first, last, chars = starts[position], position, position, []
-        while index < len(drawn["split"]) and drawn["split"][index][0] <= last:
-            start, end, text = drawn["split"][index]
-            chars.append([text, f"{start - first + 1} / {end - first + 2}"])
-            last, index = max(last, end), index + 1
-        found.append([str(column) for column in range(1, last - first + 2)] + chars)
-        position = last + 1
-    return found
-
-CLICK_AND_READ_TREE = """async ([index, position, id]) => {
-    const section = document.querySelectorAll("#out section")[index];
-    const built = section.querySelector(".built");
-    built.replaceChildren();
-    section.querySelectorAll(".tok")[position].click();
-    while (!built.textContent.startsWith("ID " + id + ":")) await new Promise(done => setTimeout(done, 2));
-    const texts = selector => [...built.querySelectorAll(selector)].map(node => node.textContent);
-    return {steps: texts(".step"), made: texts(".made"), reason: texts(".reason")};
-}"""
-
-
-def setUpModule():
-    if sync_playwright is None:
-        skip_or_fail("Playwright for Python is not installed")
-    if CHROMIUM is None:
-        skip_or_fail("no Chromium found (looked for 'chromium' on the PATH and /usr/bin/chromium)")
-
-
-@unittest.skipIf(sync_playwright is None or CHROMIUM is None, "needs Playwright and Chromium (see setUpModule)")
-class PageTests(unittest.TestCase):
-    """The page in Chromium shows what ``encode`` gives, builds the tree ``explain`` shows, and takes the keyboard."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.o200k = official_tokenizer("o200k")
-        cls.tokenizers = {"o200k": cls.o200k, "tokenizer.json": LAB, "story <&> bytes": STORY}
-        cls.served = Server(cls.tokenizers)
-        if model_file("llama2") is None:
-            cls.served.stop()
-            skip_or_fail("the model file llama2.json is not here")
-        cls.kinds = {"cl100k": official_tokenizer("cl100k"), "llama2": open_model("llama2")}  # bytes; byte fallback
-        cls.kinds_served = Server(cls.kinds)
-        try:
-            cls.playwright, cls.browser, cls.page, cls.errors = open_browser()
-        except BaseException:
-            cls.served.stop()
-            cls.kinds_served.stop()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.browser.close()
-        cls.playwright.stop()
-        cls.served.stop()
-        cls.kinds_served.stop()
-
-    def setUp(self):
-        self.page.goto(self.served.origin + "/")
-        self.wait_until("() => window.bpeView && window.bpeView.ready()")
-        self.errors.clear()
-
-    def tearDown(self):
-        self.assertEqual(self.errors, [], "the page raised errors")
-
-    def wait_until(self, function, arg=None, seconds=10.0):
-        """Poll ``function(arg)`` in the page until it is true. (Playwright's wait_for_function evaluates a string,
-        which the page's Content-Security-Policy rightly forbids; ``evaluate`` goes through the debugger.)"""
-        deadline = time.monotonic() + seconds
-        while not self.page.evaluate(function, arg):
-            if time.monotonic() > deadline:
-                self.fail(f"the page never came to {function}")
-            time.sleep(0.005)
-
-    def type_text(self, text):
-        """Put ``text`` in the box and wait until the page has drawn it."""
-        self.page.evaluate("async text => { document.getElementById('text').value = text; "
-                           "await window.bpeView.update(); }", text)
-        return self.page.evaluate(READ_PAGE)
-
-    def test_the_dom_shows_what_encode_gives(self):
-        rng = random.Random(7)
-        for text in HOSTILE + [random_text(rng) for _ in range(12)]:
-            shown = self.type_text(text)
-            self.assertEqual([section["label"] for section in shown], list(self.tokenizers))
-            for section, tok in zip(shown, self.tokenizers.values()):
-                ids = tok.encode(text, allowed_special="all")
-                self.assertEqual(section["ids"], ids, text)
-                self.assertEqual(section["pieces"], tok.token_texts(text, allowed_special="all"))
-                drawn = view.drawn_tokens(tok, ids, text)
-                self.assertEqual((section["shown"], section["titles"]), (chip_texts(drawn), drawn["shown"]))
-                self.assertEqual(section["shared"], groups(drawn))
-                self.assertTrue(section["counts"].startswith(
-                    f"{drawing.counted(len(ids), 'token')}, {drawing.counted(len(text), 'character')}"))
-                unknown = sum(token_id == 0 and not tok.byte_level for token_id in ids)
-                self.assertEqual(f"{drawing.counted(unknown, 'unknown token')} (" in section["counts"], bool(unknown))
-        injected = self.page.evaluate("[window.hacked, document.querySelectorAll('#out script, #out img, #out b')"
-                                      ".length]")
-        self.assertEqual(injected, [None, 0], "token text went in as text, never as HTML")
-
-    def test_every_script_in_a_byte_level_and_a_byte_fallback_model(self):
-        """Each script's tokens in the readable form, a character cut between tokens drawn once under its chips; a
-        click on a token that holds part of one shows its tree read in place, as explain reads it in its chunk."""
-        self.page.goto(self.kinds_served.origin + "/")
-        self.wait_until("() => window.bpeView && window.bpeView.ready()")
-        for script, text in FORM_SCRIPTS.items():
-            shown = self.type_text(text)
-            for section, tok in zip(shown, self.kinds.values()):
-                with self.subTest(script=script, tokenizer=section["label"]):
-                    ids = tok.encode(text, allowed_special="all")
-                    drawn = view.drawn_tokens(tok, ids, text)
-                    self.assertEqual(section["ids"], ids)
-                    self.assertEqual((section["shown"], section["titles"]), (chip_texts(drawn), drawn["shown"]))
-                    self.assertEqual(section["shared"], groups(drawn))
-        self.type_text("नमस्ते")
-        cut = self.kinds["cl100k"].encode("नमस्ते")[3]  # ् and the first two of the three bytes of त
-        tree = self.page.evaluate(CLICK_AND_READ_TREE, [0, 3, cut])
-        expected = drawing.merge_tree(self.kinds["cl100k"], cut, context=("्त", 0))
-        self.assertEqual(tree["made"], [node["text"] for node in expected["nodes"] if node["merge"]])
-        self.assertEqual(tree["made"][:2], ["्त[1-2/3]", "्"])
-        self.assertEqual(tree["steps"][0], f"merge {expected['nodes'][0]['merge']}: ् + त[1-2/3]")
-        explained = drawing.explain_chunk(self.kinds["cl100k"], "्त", "")
-        self.assertIn(["tokens", "्त[1-2/3]", "त[3/3]"], [line.split() for line in explained])  # as in its chunk
-
-    def test_the_policy_stops_an_injected_script(self):
-        blocked = self.page.evaluate("""() => new Promise(done => {
-            document.addEventListener("securitypolicyviolation", event => done(event.violatedDirective));
-            const script = document.createElement("script");
-            script.textContent = "window.injected = 1";
-            document.body.append(script);
-        })""")
-        self.assertTrue(blocked.startswith("script-src"), blocked)
-        self.assertIsNone(self.page.evaluate("window.injected"))
-        self.errors.clear()  # Chromium reports the blocked script on the console, as it should
-
-    def test_a_click_shows_the_tree_explain_shows(self):
-        text = " unbakeable naïve 123 <|endoftext|>"
-        self.type_text(text)
-        checked = 0
-        for index, tok in enumerate(self.tokenizers.values()):
-            for position, token_id in enumerate(tok.encode(text, allowed_special="all")):
-                shown = self.page.evaluate(CLICK_AND_READ_TREE, [index, position, token_id])
-                tree = drawing.merge_tree(tok, token_id)
-                if tree["reason"] is not None:
-                    self.assertEqual((shown["reason"], shown["steps"]), ([tree["reason"]], []))
-                    continue
-                chunk = tok.decode([token_id])
-                if tok.encode(chunk, disallowed_special=()) == [token_id]:  # the token alone is one chunk's tokens
-                    self.assertEqual(sorted(set(shown["steps"])), explain_steps(tok, chunk), chunk)
-                    checked += 1
-                self.assertEqual(shown["made"], [node["text"] for node in tree["nodes"] if node["merge"] is not None])
-        self.assertGreaterEqual(checked, 8)
-        self.page.locator("#out section").nth(0).locator(".tok").last.click()
-        self.wait_until("() => document.querySelector('#out .reason')")
-        self.assertIn("a special token", self.page.locator("#out .reason").first.text_content())
-
-    def test_tab_and_enter_reach_every_token(self):
-        shown = self.type_text("mia has a café")
-        self.page.focus("#text")
-        expected = [(index, position) for index, section in enumerate(shown) for position in range(len(section["ids"]))]
-        for index, position in expected:
-            self.page.keyboard.press("Tab")
-            focused = self.page.evaluate("""() => {
-                const token = document.activeElement, sections = [...document.querySelectorAll('#out section')];
-                const section = token.closest('section');
-                return [sections.indexOf(section), [...section.querySelectorAll('.tok')].indexOf(token)];
-            }""")
-            self.assertEqual(focused, [index, position])
-        self.assertNotEqual(self.page.evaluate("getComputedStyle(document.activeElement).outlineStyle"), "none")
-        self.page.keyboard.press("Enter")
-        last = shown[-1]["ids"][-1]
-        self.wait_until("id => document.querySelectorAll('#out .built')[2].textContent.startsWith('ID ' + id + ':')",
-                        last)
-        self.assertEqual(self.page.evaluate("document.activeElement.getAttribute('aria-pressed')"), "true")
-
-    def test_a_refusal_is_shown(self):
-        self.page.evaluate("document.getElementById('text').removeAttribute('maxlength')")
-        self.type_text("a" * (view.MAX_CHARS + 1))
-        self.assertEqual(self.page.text_content("#status"), "at most 100,000 characters per request, not 100,001")
-        self.errors.clear()  # the refused request is logged on the console
-
-    def test_screenshots(self):
-        text = "We are going to the beach this weekend. אנחנו הולכים לחוף הים בסוף השבוע. 🙂"
-        self.type_text(text)
-        hebrew = text.index("א")
-        position = next(position for position, (token_id, start, _) in enumerate(self.o200k.encode_with_offsets(text))
-                        if start > hebrew and drawing.merge_tree(self.o200k, token_id)["nodes"])
-        folder = tempfile.mkdtemp(prefix="bpe-view-screenshots-")
-        for name, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
-            self.page.set_viewport_size(viewport)
-            self.page.locator("#out section").nth(0).locator(".tok").nth(position).click()
-            self.wait_until("() => document.querySelector('#out .built .node')")
-            overflow = self.page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
-            self.assertLessEqual(overflow, 0, "the page must not scroll sideways")
-            path = os.path.join(folder, f"view-{name}.png")
-            self.page.screenshot(path=path, full_page=True)
-            print(f"\nscreenshot: {path}", end=" ")
-        self.page.set_viewport_size(DESKTOP)
 
 
 def hear_ctrl_c():

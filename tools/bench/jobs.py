@@ -34,6 +34,7 @@ from itertools import chain
 from .corpora import LONG_TEXTS, random_letters, read_text
 from .implementations import (CHUNKS_ONLY, ENCODERS, IMPLEMENTATIONS, LOADERS, RULE_TRAINERS, TRAINERS,
                               documented_module, load_tiktoken_file)
+from .page_typing import typing_result
 from .probes import TreeHighWater, TreeMemory, Unmeasured, max_rss_kib, peak_rss_kib, timed, within
 from .versions import bpe_digest
 
@@ -551,3 +552,12 @@ def job_startup(spec):
     digest, count = ids_digest(ids)
     return {"seconds": wall, "cpu": cpu, "import": imported, "load": loaded, "encode": encoded, "digest": digest,
             "rss_kib": max_rss_kib(resource.RUSAGE_CHILDREN), "note": f"{count} IDs"}
+
+
+@job("page-typing")
+def job_page_typing(spec):
+    """Ten keys typed into ``bpe view``'s page of ``tokenizers`` (``page_typing``): the median and worst trial."""
+    import bpe
+
+    root = os.path.dirname(os.path.abspath(bpe.__file__))
+    return typing_result(root, spec["tokenizers"], spec["chars"], spec["trials"])
