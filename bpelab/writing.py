@@ -18,7 +18,7 @@ import signal
 import stat
 import tempfile
 import threading
-from typing import BinaryIO, Iterator, Optional
+from typing import BinaryIO, Iterator, Optional, Sequence
 
 from bpelab.checks import check_path
 from bpelab.messages import named
@@ -82,23 +82,29 @@ def atomic_writer(path: PathLike, argument: str = "path", mode: Optional[int] = 
 
 
 @contextlib.contextmanager
-def atomic_pair(path: PathLike, description_path: PathLike, argument: str = "path") -> Iterator[tuple]:
-    """Open a file and the file that describes it for writing bytes, replaced so that the two never disagree.
+def atomic_described(path: PathLike, description_paths: Sequence[PathLike],
+                     argument: str = "path") -> Iterator[tuple]:
+    """Open a file and the files that describe it for writing bytes, replaced so that they never disagree.
 
-    Both are written to temporary files, as ``atomic_writer`` writes one.
-    At the end the old description is removed first, then the file is
-    replaced, then the new description is put in place: stopped at any
-    moment, the folder holds the old pair, or a file without a description,
-    or the new pair, never a file beside another file's description.
+    Yields the file's stream and a list of the descriptions' streams. All are
+    written to temporary files, as ``atomic_writer`` writes one. At the end
+    the old descriptions are removed first, then the file is replaced, then
+    the new descriptions are put in place, in order: stopped at any moment,
+    the folder holds the old set, or a file without (some of) its
+    descriptions, or the new set, never a file beside another file's description.
     """
-    with stopping_cleanly(), _staged(description_path, argument) as description, _staged(path, argument) as data:
-        yield data.stream, description.stream
-        for staged in (data, description):
+    with stopping_cleanly(), contextlib.ExitStack() as stack:
+        descriptions = [stack.enter_context(_staged(other, argument)) for other in description_paths]
+        data = stack.enter_context(_staged(path, argument))
+        yield data.stream, [description.stream for description in descriptions]
+        for staged in [data] + descriptions:
             staged.flush()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(description.target)
+        for description in descriptions:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(description.target)
         data.commit()
-        description.commit()
+        for description in descriptions:
+            description.commit()
 
 
 class _Staged:

@@ -206,6 +206,9 @@ def build_parser(commands):
                          help="the token file; OUT.bin.json describes it")
     prepare.add_argument("--workers", type=positive_int, default=1, metavar="N", help="processes to encode with")
     prepare.add_argument("--separator", metavar="TOKEN", help="a special token to put after each file")
+    prepare.add_argument("--format", choices=("bin", "megatron", "datatrove"), default="bin",
+                         help="bin: the flat file (default); megatron: OUT.bin and its index OUT.idx; datatrove: "
+                              "OUT.ds, OUT.ds.index, OUT.ds.metadata (each file a document)")
     count = add("count", "print how many tokens each file holds, and the total",
                 [tokenizer, special])
     count.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files, read in blocks")

@@ -26,6 +26,7 @@ from bpelab.commands.drawing import (EXPLAIN_TOKENS, base_kind, counted, explain
                                      made_from, merge_row, merges_one_at_a_time, pipeline_lines, removed_tokens,
                                      render_colour, render_plain, unknown_id)
 from bpelab.commands.terminal import BROKEN_PIPE_STATUS, CommandError, OUT, PROGRAM, UsageError, argument_text, bytes_progress, check_output, describe, is_standard_input, on_terminal, parse_ids, read_stdin, read_text, stdin_stream, terminal_line
+from bpelab.corpora.token_formats import index_paths
 from bpelab.formats import official
 from bpelab.messages import named, readable_name, shown
 from bpelab.reading import jsonl_documents
@@ -493,14 +494,15 @@ def special_tokens_in_command_line_words():
 def command_prepare(args):
     """Encode files into one flat file of token IDs (and its .json description) for training a model."""
     tokenizer = load_tokenizer(args)
-    check_output(args.output, args.files)
-    check_output(args.output + ".json", args.files)
+    for output in [args.output, *index_paths(args.format, args.output), args.output + ".json"]:
+        check_output(output, args.files)
     with terminal_line() as line, special_tokens_in_command_line_words():
         summary = tokenizer.encode_files(args.files, args.output, workers=args.workers, separator=args.separator,
                                          allowed_special="all" if args.allow_special else None,
-                                         progress=bytes_progress(line, "encoding"))
+                                         progress=bytes_progress(line, "encoding"), format=args.format)
+    beside = ", ".join(index_paths(args.format, args.output) + [args.output + ".json"])
     OUT.write(f"{args.output}: {summary['tokens']:,} tokens as {summary['dtype']} from {len(args.files):,} "
-              f"file{'s' if len(args.files) > 1 else ''}; described in {args.output}.json\n")
+              f"file{'s' if len(args.files) > 1 else ''}; described in {beside}\n")
 
 
 def command_count(args):

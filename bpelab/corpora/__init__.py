@@ -7,6 +7,7 @@ It uses the ground and the wings below it. Its modules, bottom up:
     cuts              where text may be cut into blocks that encode alike: ``bpe.Tokenizer.encode`` of the whole
     workers           a pool whose processes end with their parent, work handed out in order (no definition)
     counting          chunk counts made in worker processes: ``training.count_chunks``, order included
+    token_formats     what Megatron-LM's and datatrove's token files hold beside the IDs (no definition)
     token_files       a corpus encoded into flat files of IDs for training a model: ``bpe.Tokenizer.encode``
     streaming         a stream of text encoded lazily: ``bpe.Tokenizer.encode`` of it joined
     cluster_counting  chunks counted on a Dask cluster: ``training.count_chunks`` of the files as one text

@@ -16,7 +16,7 @@ special token ``separator`` (if given) after each file. Beside it,
 ``out_path + ".json"`` describes it: dtype, byteorder, tokens, the sha256 of
 the tokenizer's file, each file's tokens, the separator. Both are written
 atomically, and never disagree: the old description is removed before the
-new file takes the old one's place (``writing.atomic_pair``), so a run
+new file takes the old one's place (``writing.atomic_described``), so a run
 stopped in between leaves a token file without a description, never beside
 another run's. Read it back with ``array.array("H")`` and ``frombytes`` (and
 ``byteswap`` on a big-endian machine), or ``numpy.memmap(path,
@@ -40,16 +40,18 @@ from bpelab.messages import listed, named, shown
 from bpelab.reading import PathLike, open_text
 from bpelab.text.blocks import BLOCK_SIZE, safe_blocks, stream_blocks
 from bpelab.text.specials import SpecialChoice, SpecialTokenInText
-from bpelab.writing import atomic_pair, check_output_path
+from bpelab.corpora.token_formats import check_format, format_dtype, index_files, index_paths
+from bpelab.writing import atomic_described, check_output_path
 
 
-TOKEN_FILE_TYPES = {"uint16": "H", "uint32": "I"}
-"""The ``array`` type codes of the two ID widths a token file uses (2 and 4 bytes on every platform Python runs on)."""
+TOKEN_FILE_TYPES = {"uint16": "H", "uint32": "I", "int32": "i"}
+"""The ``array`` type codes of the ID widths token files use (2 and 4 bytes on every platform Python runs on;
+``int32`` is Megatron's)."""
 
 
 def token_file_dtype(n_vocab):
     """``"uint16"`` when every ID of a vocabulary of ``n_vocab`` fits in 16 bits, else ``"uint32"``."""
-    return "uint16" if n_vocab <= 1 << 16 else "uint32"
+    return format_dtype("bin", n_vocab)
 
 
 def _file_blocks(paths, cut, block_size, progress):
@@ -138,32 +140,35 @@ def token_file_options(tokenizer, paths, workers, separator, allowed_special, di
 def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, workers: int = 1,
                  separator: Optional[str] = None, allowed_special: SpecialChoice = None,
                  disallowed_special: SpecialChoice = None, block_size: int = BLOCK_SIZE,
-                 progress: Progress = None) -> dict:
+                 progress: Progress = None, format: str = "bin") -> dict:
     """Encode UTF-8 files into one flat file of token IDs for training a model; return its description.
 
     (``Tokenizer.encode_files``.) Each file's IDs are exactly ``encode`` of
     its whole text, in order, with the special token ``separator`` (if given)
     after each; memory holds a few blocks, not the text; ``progress(bytes_done,
     bytes_total)`` hears of each block. ``out_path + ".json"`` describes the
-    file (this module's docstring gives the format and how to read it); both
-    are written atomically.
+    file (this module's docstring gives the format and how to read it); all
+    are written atomically. ``format="megatron"`` or ``"datatrove"`` writes
+    the IDs and the index those projects read beside them instead
+    (``bpelab.corpora.token_formats``), each file a document.
     """
     paths, specials = token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special,
                                           block_size)
     check_callback(progress, "progress")
+    indexes = index_paths(check_format(format), out_path)
     description_path = os.fspath(out_path) + ".json"
-    for output in (out_path, description_path):
+    for output in [out_path, *indexes, description_path]:
         target = check_output_path(output, "out_path")
         for path in paths:
             if os.path.exists(target) and os.path.samefile(path, target):
                 raise ValueError(f"{named(output)}: is also one of the files to encode; "
                                  "write the tokens somewhere else")
-    dtype = token_file_dtype(len(tokenizer))
+    dtype = format_dtype(format, len(tokenizer))
     typecode = TOKEN_FILE_TYPES[dtype]
     width = array.array(typecode).itemsize
     ending = b"" if separator is None else encode_block(tokenizer, separator, {"allowed_special": "all"}, typecode)
     counts = [0] * len(paths)
-    with atomic_pair(out_path, description_path, "out_path") as (stream, description):
+    with atomic_described(out_path, indexes + [description_path], "out_path") as (stream, descriptions):
         blocks = _file_blocks(paths, safe_cut(tokenizer), block_size, progress)
         ended = 0  # files whose blocks are all written, and the separator after them
         for number, data in _block_results(tokenizer, paths, blocks, workers, specials, typecode):
@@ -175,15 +180,20 @@ def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, wo
         while ended < len(paths):
             stream.write(ending)
             ended += 1
-        summary = {
+        summary = {} if format == "bin" else {"format": format}
+        summary.update({
             "dtype": dtype,
             "byteorder": "little",
             "tokens": sum(counts) + len(paths) * len(ending) // width,
             "tokenizer_sha256": tokenizer_sha256(tokenizer),
             "files": [{"path": path, "tokens": count} for path, count in zip(paths, counts)],
             "separator": separator,
-        }
-        description.write((json.dumps(summary, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
+        })
+        lengths = [count + len(ending) // width for count in counts]
+        name = f"sha256:{summary['tokenizer_sha256']}"  # (datatrove's metadata names the tokenizer)
+        for index, data in zip(descriptions, index_files(format, dtype, lengths, name)):
+            index.write(data)
+        descriptions[-1].write((json.dumps(summary, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
     return summary
 
 
