@@ -10,6 +10,7 @@ It uses the ground and the wings below it. Its modules, bottom up:
     token_formats     what Megatron-LM's and datatrove's token files hold beside the IDs (no definition)
     token_files       a corpus encoded into flat files of IDs for training a model: ``bpe.Tokenizer.encode``
     streaming         a stream of text encoded lazily: ``bpe.Tokenizer.encode`` of it joined
-    cluster_counting  chunks counted on a Dask cluster: ``training.count_chunks`` of the files as one text
-    cluster_shards    token files written on a Dask cluster: ``Tokenizer.encode_files``, shard by shard
+    clusters          Dask's and Ray's calls, as the two modules after it make them (no definition)
+    cluster_counting  chunks counted on a Dask or Ray cluster: ``training.count_chunks`` of the files as one text
+    cluster_shards    token files written on a Dask or Ray cluster: ``Tokenizer.encode_files``, shard by shard
 """

@@ -1,4 +1,4 @@
-"""Past one machine, on Dask: chunks counted by a cluster, exactly as by one process.
+"""Past one machine, on Dask or Ray: chunks counted by a cluster, exactly as by one process.
 
 Training's only step whose cost grows with the corpus is counting chunks;
 ``count_chunks(client, paths, ...)`` cuts the files into partitions that
@@ -11,15 +11,16 @@ order included, so ``bpe.Tokenizer.train_from_counts`` on it learns what
 writes token files on a cluster the same way.
 
 The workers must see the files at the same paths (a shared disk) and
-import this package. ``client`` is a ``dask.distributed.Client``; this
-module calls its ``map`` and futures and never imports Dask, which the lab
-does not need otherwise.
+import this package. ``client`` is a ``dask.distributed.Client`` or the
+``ray`` module after ``ray.init()`` (``bpelab.corpora.clusters``); neither
+is imported here, and the lab does not need them otherwise.
 """
 
 from collections import Counter
 from typing import Iterable, Sequence
 
 from bpelab.checks import check_inputs, check_positive_int
+from bpelab.corpora.clusters import cluster, partition_name
 from bpelab.corpora.counting import count_partition
 from bpelab.text.blocks import PathLike, safe_partitions
 from bpelab.text.patterns import check_pattern
@@ -42,12 +43,12 @@ def count_chunks(client, paths: Sequence[PathLike], pattern: str = "lab", *, spe
     special_tokens = list(special_tokens)
     for text in special_tokens:
         check_special_text(text, byte_level=True)
-    futures = client.map(count_partition, safe_partitions(paths, pattern, partition_size), pattern=pattern,
-                         special_tokens=special_tokens, pure=False)
+    partitions = safe_partitions(paths, pattern, partition_size)
+    on = cluster(client)
+    tasks = on.map(count_partition, partitions, pattern=pattern, special_tokens=special_tokens)
     total = Counter()
-    for future in futures:  # in partition order, so that each chunk keeps the place where it first appears
-        total.update(future.result())
-        future.release()
+    names = [f"partition {number:,} of {len(partitions):,} ({partition_name(partition)})"
+             for number, partition in enumerate(partitions, 1)]
+    for counts in on.results(tasks, names):  # in partition order: each chunk keeps the place it first appears in
+        total.update(counts)
     return total
-
-

@@ -1,4 +1,4 @@
-"""Past one machine, on Dask: token files written by a cluster, exactly as by one process.
+"""Past one machine, on Dask or Ray: token files written by a cluster, exactly as by one process.
 
 ``encode_shards`` prepares a dataset as ``bpelab.corpora.cluster_counting``
 counts chunks: it cuts the files into partitions that begin and end at safe
@@ -16,9 +16,9 @@ workers (each looks for a stop mark between blocks), waits until every task
 has ended, and removes exactly the files it wrote; the old dataset stays.
 
 The workers must see the files and the folder at the same paths (a shared
-disk) and import this package. ``client`` is a ``dask.distributed.Client``;
-this module calls its ``map``, ``scatter`` and futures and never imports
-Dask.
+disk) and import this package. ``client`` is a ``dask.distributed.Client``
+or the ``ray`` module after ``ray.init()`` (``bpelab.corpora.clusters``,
+which says how a worker that dies is reported); neither is imported here.
 """
 
 import array
@@ -30,6 +30,7 @@ from typing import Optional, Sequence
 
 from bpelab.checks import check_positive_int
 from bpelab.corpora.cluster_counting import PARTITION_SIZE
+from bpelab.corpora.clusters import cluster, partition_name
 from bpelab.corpora.token_files import (TOKEN_FILE_TYPES, encode_block, token_file_dtype, token_file_options,
                                         tokenizer_sha256)
 from bpelab.reading import read_json
@@ -76,14 +77,15 @@ def encode_shards(client, tokenizer, paths: Sequence[PathLike], folder: PathLike
     run = _claim_run_folder(folder, [tokenizer_sha256(tokenizer), paths, partitions, separator, specials])
     digits = max(5, len(str(len(partitions) - 1)))
     names = [f"{run}/shard-{index:0{digits}d}.bin" for index in range(len(partitions))]
-    shared = client.scatter(tokenizer, broadcast=True, hash=False)  # its own key: an earlier run's may be leaving
-    futures = client.map(_encode_partition, partitions, [os.path.join(folder, name) for name in names],
-                         [ending if last else b"" for last in last_of_file], tokenizer=shared, specials=specials,
-                         dtype=dtype, stop=os.path.join(folder, run, STOP), pure=False)
+    on = cluster(client)
+    tasks = on.map(_encode_partition, partitions, [os.path.join(folder, name) for name in names],
+                   [ending if last else b"" for last in last_of_file], tokenizer=on.share(tokenizer),
+                   specials=specials, dtype=dtype, stop=os.path.join(folder, run, STOP))
     try:
-        tokens = client.gather(futures)
+        tokens = list(on.results(tasks, [f"shard {name} ({partition_name(partition)})"
+                                         for name, partition in zip(names, partitions)]))
     except BaseException:
-        _stop_and_remove(client, futures, folder, run, names)
+        _stop_and_remove(on, tasks, folder, run, names)
         raise
     ending_tokens = len(ending) // array.array(TOKEN_FILE_TYPES[dtype]).itemsize
     manifest = _manifest(tokenizer, paths, partitions, names, tokens, dtype, separator,
@@ -107,14 +109,18 @@ def _claim_run_folder(folder, plan):
     raise ValueError(f"{folder}: 9,999 folders of shards-{digest} already; remove the old ones")
 
 
-def _stop_and_remove(client, futures, folder, run, names):
-    """After a failure: tell this run's tasks to stop, wait until every one has ended, then remove what it wrote."""
+def _stop_and_remove(on, tasks, folder, run, names):
+    """After a failure: tell this run's tasks still there to stop, wait until every one has ended, then remove
+    what the run wrote."""
     stop = os.path.join(folder, run, STOP)
     with contextlib.suppress(OSError):
         open(stop, "wb").close()
     try:
-        client.gather(futures, errors="skip")  # each running task stops at its next block; the rest at once
+        on.wait(tasks)  # each running task stops at its next block; the rest at once
     finally:
+        with contextlib.suppress(OSError):  # a worker that died left its shard's temporary file in this run's folder
+            names = names + [f"{run}/{name}" for name in os.listdir(os.path.join(folder, run))
+                             if name.startswith(".tmp-") and name.endswith(".part")]
         _remove(folder, names + [os.path.join(run, STOP)])
 
 

@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import random
+import signal
 import tempfile
 import time
 import unittest
@@ -21,7 +22,7 @@ from unittest import mock
 
 import bpe
 from bpe import Tokenizer
-from bpelab.corpora import cluster_counting, cluster_shards
+from bpelab.corpora import cluster_counting, cluster_shards, clusters
 from bpelab.text import blocks
 from tests.clients import installed, skip_or_fail
 
@@ -98,31 +99,68 @@ class PartitionTests(unittest.TestCase):
                     list(blocks.partition_blocks(partition))
 
 
-class DaskTests(unittest.TestCase):
-    """A real cluster of two worker processes gives exactly one process's counts, merges and token files."""
+CLUSTERS = {}
+"""The clusters started for this module, each once: "dask" (a client) and "ray" (the module, initialized)."""
 
-    @classmethod
-    def setUpClass(cls):
+
+def dask_client():
+    """A client of a real ``distributed.LocalCluster`` of two worker processes, started on first use."""
+    if "dask" not in CLUSTERS:
         if not installed("distributed"):
             skip_or_fail("dask[distributed] is not installed")
         import distributed
 
-        cls.cluster = distributed.LocalCluster(host="127.0.0.1", dashboard_address=None, n_workers=2,
-                                               threads_per_worker=1, processes=True, silence_logs=logging.ERROR)
+        cluster = distributed.LocalCluster(host="127.0.0.1", dashboard_address=None, n_workers=2,
+                                           threads_per_worker=1, processes=True, silence_logs=logging.ERROR)
         try:
-            cls.client = distributed.Client(cls.cluster, timeout="60s")
+            CLUSTERS["dask"] = distributed.Client(cluster, timeout="60s"), cluster
         except BaseException:
-            cls.cluster.close()
+            cluster.close()
             raise
+    return CLUSTERS["dask"][0]
+
+
+def ray_cluster():
+    """The ``ray`` module, joined to a local Ray cluster of two CPUs started on first use (no usage reports), which
+    ``tearDownModule`` stops."""
+    if "ray" not in CLUSTERS:
+        if not installed("ray"):
+            skip_or_fail("ray is not installed")
+        os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+        import ray
+
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+        CLUSTERS["ray"] = ray, None
+    return CLUSTERS["ray"][0]
+
+
+def tearDownModule():
+    for name, (client, cluster) in list(CLUSTERS.items()):
+        if name == "ray":
+            client.shutdown()
+        else:
+            try:
+                client.close()
+            finally:
+                cluster.close()
+        del CLUSTERS[name]
+
+
+class ClusterChecks:
+    """A real cluster of two worker processes gives exactly one process's counts, merges and token files.
+
+    Each cluster's tests set ``start``, which returns the client."""
+
+    start = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.client = cls.start()
         cls.folder = tempfile.TemporaryDirectory()
 
     @classmethod
     def tearDownClass(cls):
-        try:
-            cls.client.close()
-        finally:
-            cls.cluster.close()
-            cls.folder.cleanup()
+        cls.folder.cleanup()
 
     def setUp(self):
         self.paths = write_files(tempfile.mkdtemp(dir=self.folder.name), random.Random(self.id()), 4, 3000)
@@ -200,6 +238,51 @@ class DaskTests(unittest.TestCase):
         self.assertTrue(all(os.path.dirname(shard["name"]) not in os.listdir(folder) for shard in first["shards"]))
         with open(os.path.join(folder, cluster_shards.MANIFEST), encoding="utf-8") as stream:
             self.assertEqual(json.load(stream), second)
+
+
+class DaskTests(ClusterChecks, unittest.TestCase):
+    start = staticmethod(dask_client)
+
+
+class RayTests(ClusterChecks, unittest.TestCase):
+    start = staticmethod(ray_cluster)
+
+    def test_shards_and_manifest_equal_dasks_byte_for_byte(self):
+        tokenizer = Tokenizer.train_from_files(self.paths, 300, byte_level=True, special_tokens=[SPECIAL])
+        made = []
+        for name, client in (("ray", self.client), ("dask", dask_client())):
+            folder = os.path.join(self.folder.name, name)
+            made.append((cluster_shards.encode_shards(client, tokenizer, self.paths, folder, separator=SPECIAL,
+                                                      allowed_special="all", partition_size=300), snapshot(folder)))
+        self.assertEqual(made[0], made[1])
+        self.assertGreater(len(made[0][0]["shards"]), 8)
+
+    def test_a_worker_that_dies_is_one_line_naming_its_shard(self):
+        folder = os.path.join(self.folder.name, "died")
+        cluster_shards.encode_shards(self.client, Tokenizer(None, [], byte_level=True), self.paths[:1], folder)
+        earlier = snapshot(folder)
+        with open(self.paths[3], "a", encoding="utf-8") as stream:
+            stream.write(" " + "x" * 1000 + " die here " + "y" * 1000)
+        with self.assertRaises(clusters.WorkerLost) as caught:
+            cluster_shards.encode_shards(self.client, DyingTokenizer(None, [], byte_level=True), self.paths,
+                                         folder, partition_size=500)
+        message = str(caught.exception)
+        self.assertRegex(message, r"^shard shards-[0-9a-f]{12}/shard-000\d\d.bin \(.*part3.txt bytes [\d,]+ to "
+                                  r"[\d,]+\): the worker running it died \(WorkerCrashedError\); nothing of this run "
+                                  r"is kept$")
+        self.assertEqual(snapshot(folder), earlier)
+        counted = cluster_counting.count_chunks(self.client, self.paths[:2], partition_size=500)
+        self.assertEqual(list(counted.items()), list(bpe.count_chunks(bpe.read_blocks(self.paths[:2])).items()),
+                         "the cluster works on after losing a worker")
+
+
+class DyingTokenizer(Tokenizer):
+    """A tokenizer whose worker process is killed when it meets the word "die" (pickled by reference to here)."""
+
+    def encode(self, text, **options):
+        if " die " in text:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().encode(text, **options)
 
 
 def snapshot(folder):
