@@ -13,6 +13,7 @@ replace it.
 
 import contextlib
 import errno
+import io
 import os
 import signal
 import stat
@@ -82,29 +83,37 @@ def atomic_writer(path: PathLike, argument: str = "path", mode: Optional[int] = 
 
 
 @contextlib.contextmanager
-def atomic_described(path: PathLike, description_paths: Sequence[PathLike],
-                     argument: str = "path") -> Iterator[tuple]:
+def atomic_described(path: PathLike, description_paths: Sequence[PathLike], argument: str = "path",
+                     kept: Optional[str] = None) -> Iterator[tuple]:
     """Open a file and the files that describe it for writing bytes, replaced so that they never disagree.
 
-    Yields the file's stream and a list of the descriptions' streams. All are
-    written to temporary files, as ``atomic_writer`` writes one. At the end
+    Yields the file's stream and a list of the descriptions' streams. The
+    file is written to a temporary file, as ``atomic_writer`` writes one; the
+    descriptions, which are small, are held in memory until the end, so a
+    process killed on the way leaves only the one temporary file. At the end
     the old descriptions are removed first, then the file is replaced, then
     the new descriptions are put in place, in order: stopped at any moment,
     the folder holds the old set, or a file without (some of) its
     descriptions, or the new set, never a file beside another file's description.
+    With ``kept``, the file is written in ``kept`` instead of a temporary
+    file, opened as it is (a new one if there is none) and left there if the
+    writing fails, for a later run to go on with (``corpora.resuming``).
     """
-    with stopping_cleanly(), contextlib.ExitStack() as stack:
-        descriptions = [stack.enter_context(_staged(other, argument)) for other in description_paths]
-        data = stack.enter_context(_staged(path, argument))
-        yield data.stream, [description.stream for description in descriptions]
-        for staged in [data] + descriptions:
-            staged.flush()
-        for description in descriptions:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(description.target)
-        data.commit()
-        for description in descriptions:
-            description.commit()
+    with stopping_cleanly(), _staged(path, argument, kept=kept) as data:
+        descriptions = [io.BytesIO() for _ in description_paths]
+        yield data.stream, descriptions
+        with contextlib.ExitStack() as stack:
+            staged = [stack.enter_context(_staged(other, argument)) for other in description_paths]
+            for description, written in zip(staged, descriptions):
+                description.stream.write(written.getvalue())
+            for file in [data] + staged:
+                file.flush()
+            for description in staged:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(description.target)
+            data.commit()
+            for description in staged:
+                description.commit()
 
 
 class _Staged:
@@ -115,14 +124,17 @@ class _Staged:
     ``flush`` and ``commit``.
     """
 
-    def __init__(self, path, argument, mode=None):
-        self.path, self.target = path, check_output_path(path, argument)
+    def __init__(self, path, argument, mode=None, kept=None):
+        self.path, self.target, self.kept = path, check_output_path(path, argument), kept
         try:
-            handle, self.temporary = tempfile.mkstemp(dir=os.path.dirname(self.target), prefix=".tmp-",
-                                                      suffix=".part")
+            if kept is None:
+                handle, self.temporary = tempfile.mkstemp(dir=os.path.dirname(self.target), prefix=".tmp-",
+                                                          suffix=".part")
+            else:
+                handle, self.temporary = os.open(kept, os.O_RDWR | os.O_CREAT, 0o600), kept
         except OSError as error:
-            raise OSError(error.errno, error.strerror, path) from None
-        self.file = os.fdopen(handle, "wb")
+            raise OSError(error.errno, error.strerror, path if kept is None else kept) from None
+        self.file = os.fdopen(handle, "wb" if kept is None else "r+b")
         self.stream = _Named(self.file, self)
         self.committed = False
         os.chmod(self.temporary, _mode_for(self.target) if mode is None else mode)
@@ -156,7 +168,7 @@ class _Staged:
         """Close and remove the temporary file, unless it was committed (errors closing it are the failure's own)."""
         with contextlib.suppress(OSError):
             self.file.close()
-        if not self.committed:
+        if not self.committed and self.kept is None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.temporary)
 
@@ -178,9 +190,10 @@ class _Named:
 
 
 @contextlib.contextmanager
-def _staged(path, argument, mode=None):
-    """A ``_Staged`` file, whose temporary file is removed however the writing ends, unless it was committed."""
-    staged = _Staged(path, argument, mode)
+def _staged(path, argument, mode=None, kept=None):
+    """A ``_Staged`` file, whose temporary file is removed however the writing ends, unless it was committed (or
+    is ``kept``)."""
+    staged = _Staged(path, argument, mode, kept)
     try:
         yield staged
     finally:

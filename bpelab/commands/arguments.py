@@ -209,6 +209,9 @@ def build_parser(commands):
     prepare.add_argument("--format", choices=("bin", "megatron", "datatrove"), default="bin",
                          help="bin: the flat file (default); megatron: OUT.bin and its index OUT.idx; datatrove: "
                               "OUT.ds, OUT.ds.index, OUT.ds.metadata (each file a document)")
+    prepare.add_argument("--resume", action="store_true",
+                         help="keep the work done in OUT.resume (and OUT.resume.json) if stopped; the same command "
+                              "again goes on from there, to the bytes of a run never stopped")
     count = add("count", "print how many tokens each file holds, and the total",
                 [tokenizer, special])
     count.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files, read in blocks")

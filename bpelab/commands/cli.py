@@ -499,7 +499,8 @@ def command_prepare(args):
     with terminal_line() as line, special_tokens_in_command_line_words():
         summary = tokenizer.encode_files(args.files, args.output, workers=args.workers, separator=args.separator,
                                          allowed_special="all" if args.allow_special else None,
-                                         progress=bytes_progress(line, "encoding"), format=args.format)
+                                         progress=bytes_progress(line, "encoding"), format=args.format,
+                                         resume=args.resume)
     beside = ", ".join(index_paths(args.format, args.output) + [args.output + ".json"])
     OUT.write(f"{args.output}: {summary['tokens']:,} tokens as {summary['dtype']} from {len(args.files):,} "
               f"file{'s' if len(args.files) > 1 else ''}; described in {beside}\n")

@@ -8,6 +8,7 @@ It uses the ground and the wings below it. Its modules, bottom up:
     workers           a pool whose processes end with their parent, work handed out in order (no definition)
     counting          chunk counts made in worker processes: ``training.count_chunks``, order included
     token_formats     what Megatron-LM's and datatrove's token files hold beside the IDs (no definition)
+    resuming          a stopped token-file run's checkpoint, and where it goes on from (no definition)
     token_files       a corpus encoded into flat files of IDs for training a model: ``bpe.Tokenizer.encode``
     streaming         a stream of text encoded lazily: ``bpe.Tokenizer.encode`` of it joined
     clusters          Dask's and Ray's calls, as the two modules after it make them (no definition)

@@ -5,7 +5,9 @@ workers and take the results back in partition order; this module is the
 only place where Dask and Ray differ. Their ``client`` is a
 ``dask.distributed.Client``, or the ``ray`` module itself once
 ``ray.init()`` has run (on one machine or joined to a cluster). Neither is
-imported here: the lab needs them only to run on a cluster.
+imported here: the lab needs them only to run on a cluster. Nothing here
+changes a result (``bpe.count_chunks``, ``bpe.Tokenizer.encode_files``): it
+only decides where work runs.
 
 On Ray a task is never retried (``max_retries=0``): a worker that dies is
 an error naming its shard (``WorkerLost``), and an error inside a task is

@@ -31,7 +31,8 @@ import os
 import sys
 from typing import Optional, Sequence
 
-from bpelab.checks import check_callback, check_inputs, check_list, check_positive_int, check_text, check_workers
+from bpelab.checks import check_callback, check_flag, check_inputs, check_list, check_positive_int, check_text, check_workers
+from bpelab.corpora import resuming
 from bpelab.corpora.cuts import safe_cut
 from bpelab.corpora.workers import results_in_order, worker_pool, worker_state
 from bpelab.formats.lab import file_text
@@ -54,16 +55,20 @@ def token_file_dtype(n_vocab):
     return format_dtype("bin", n_vocab)
 
 
-def _file_blocks(paths, cut, block_size, progress):
-    """``(file number, block)`` for every block of every file, cut at safe places (``cut``, see
-    ``bpelab.corpora.cuts``; None: each file whole); ``progress`` hears of each."""
+def _file_blocks(paths, cut, block_size, progress, first=0, offset=0):
+    """``(file number, block, where it ends in its file)`` for every block of every file from file ``first``'s
+    byte ``offset`` (a block's end), cut at safe places (``cut``, see ``bpelab.corpora.cuts``; None: each file
+    whole); ``progress`` hears of each."""
     sizes = [os.stat(path).st_size for path in paths]
-    total, done = sum(sizes), 0
-    for number, path in enumerate(paths):
+    total, done = sum(sizes), sum(sizes[:first])
+    for number, path in enumerate(paths[first:], first):
         with open_text(path) as stream:
+            end = offset if number == first else 0
+            stream.seek(end)
             try:
-                for block in safe_blocks(stream_blocks(stream, path, block_size), None, cut):
-                    yield number, block
+                for block in safe_blocks(stream_blocks(stream, path, block_size, end), None, cut):
+                    end += len(block.encode("utf-8"))
+                    yield number, block, end
                     if progress is not None:
                         progress(done + stream.tell(), total)
             except MemoryError:  # (a stretch with no safe cut, held whole)
@@ -72,8 +77,8 @@ def _file_blocks(paths, cut, block_size, progress):
 
 
 def _block_results(tokenizer, paths, blocks, workers, specials, typecode):
-    """For each block, in order: its file number, and its IDs as a token file holds them (``typecode``),
-    or how many there are (``typecode`` None). Several processes share the work if asked.
+    """For each block, in order: its file number, where it ends, and its IDs as a token file holds them
+    (``typecode``), or how many there are (``typecode`` None). Several processes share the work if asked.
 
     A special token refused in a block, or memory running out on it, is
     reported with the file it is in.
@@ -88,13 +93,13 @@ def _block_results(tokenizer, paths, blocks, workers, specials, typecode):
             raise MemoryError(named(paths[number])) from None
 
     if workers == 1:
-        for number, block in blocks:
-            yield number, blamed_on_its_file(number, lambda: encode_block(tokenizer, block, specials, typecode))
+        for number, block, end in blocks:
+            yield number, end, blamed_on_its_file(number, lambda: encode_block(tokenizer, block, specials, typecode))
         return
     encode = functools.partial(_encode_block_in_worker, specials=specials, typecode=typecode)
     with worker_pool(tokenizer, workers) as pool:
-        for (number, _), future in results_in_order(pool, encode, blocks, workers):
-            yield number, blamed_on_its_file(number, future.result)
+        for (number, _, end), future in results_in_order(pool, encode, blocks, workers):
+            yield number, end, blamed_on_its_file(number, future.result)
 
 
 def encode_block(tokenizer, text, specials, typecode):
@@ -109,7 +114,7 @@ def encode_block(tokenizer, text, specials, typecode):
 
 
 def _encode_block_in_worker(numbered_block, specials, typecode):
-    """``encode_block`` of a ``(file number, block)`` in a worker process, with the tokenizer it was started with."""
+    """``encode_block`` of a ``(file number, block, end)`` in a worker process, with the tokenizer it was started with."""
     return encode_block(worker_state(), numbered_block[1], specials, typecode)
 
 
@@ -140,7 +145,7 @@ def token_file_options(tokenizer, paths, workers, separator, allowed_special, di
 def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, workers: int = 1,
                  separator: Optional[str] = None, allowed_special: SpecialChoice = None,
                  disallowed_special: SpecialChoice = None, block_size: int = BLOCK_SIZE,
-                 progress: Progress = None, format: str = "bin") -> dict:
+                 progress: Progress = None, format: str = "bin", resume: bool = False) -> dict:
     """Encode UTF-8 files into one flat file of token IDs for training a model; return its description.
 
     (``Tokenizer.encode_files``.) Each file's IDs are exactly ``encode`` of
@@ -150,7 +155,10 @@ def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, wo
     file (this module's docstring gives the format and how to read it); all
     are written atomically. ``format="megatron"`` or ``"datatrove"`` writes
     the IDs and the index those projects read beside them instead
-    (``bpelab.corpora.token_formats``), each file a document.
+    (``bpelab.corpora.token_formats``), each file a document. With
+    ``resume=True`` a stopped run leaves its work for the same call to go on
+    with, and gives the same bytes as one that was never stopped
+    (``bpelab.corpora.resuming``).
     """
     paths, specials = token_file_options(tokenizer, paths, workers, separator, allowed_special, disallowed_special,
                                           block_size)
@@ -167,19 +175,22 @@ def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, wo
     typecode = TOKEN_FILE_TYPES[dtype]
     width = array.array(typecode).itemsize
     ending = b"" if separator is None else encode_block(tokenizer, separator, {"allowed_special": "all"}, typecode)
-    counts = [0] * len(paths)
-    with atomic_described(out_path, indexes + [description_path], "out_path") as (stream, descriptions):
-        blocks = _file_blocks(paths, safe_cut(tokenizer), block_size, progress)
-        ended = 0  # files whose blocks are all written, and the separator after them
-        for number, data in _block_results(tokenizer, paths, blocks, workers, specials, typecode):
-            while ended < number:
-                stream.write(ending)
-                ended += 1
-            stream.write(data)
-            counts[number] += len(data) // width
-        while ended < len(paths):
-            stream.write(ending)
-            ended += 1
+    check_flag(resume, "resume")
+    point = None
+    if resume:
+        plan = resuming.run_plan(tokenizer_sha256(tokenizer), paths, format, dtype, separator, specials, block_size)
+        point = resuming.starting_point(out_path, plan)
+    with atomic_described(out_path, indexes + [description_path], "out_path",
+                          kept=resuming.kept_paths(out_path)[0] if resume else None) as (stream, descriptions):
+        checkpoints = None
+        if resume:
+            stream.truncate(point["bytes"])
+            stream.seek(point["bytes"])
+            checkpoints = resuming.Checkpoints(out_path, plan, stream)
+        point = point or {"file": 0, "offset": 0, "bytes": 0, "counts": [0] * len(paths), "ended": 0}
+        blocks = _file_blocks(paths, safe_cut(tokenizer), block_size, progress, point["file"], point["offset"])
+        results = _block_results(tokenizer, paths, blocks, workers, specials, typecode)
+        counts = _write_ids(stream, results, ending, width, point, checkpoints)
         summary = {} if format == "bin" else {"format": format}
         summary.update({
             "dtype": dtype,
@@ -194,7 +205,28 @@ def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, wo
         for index, data in zip(descriptions, index_files(format, dtype, lengths, name)):
             index.write(data)
         descriptions[-1].write((json.dumps(summary, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
+        if checkpoints is not None:
+            checkpoints.finish()
     return summary
+
+
+def _write_ids(stream, results, ending, width, point, checkpoints):
+    """Write each block's IDs in order, and ``ending`` after each file's, from ``point`` on; return each file's
+    count of IDs (the separators left out). ``checkpoints`` (if any) hear of each point passed."""
+    counts, ended = list(point["counts"]), point["ended"]  # ended: files whose IDs and separator are all written
+    for number, end, data in results:
+        while ended < number:
+            stream.write(ending)
+            ended += 1
+        stream.write(data)
+        counts[number] += len(data) // width
+        if checkpoints is not None:
+            checkpoints.passed({"file": number, "offset": end, "bytes": stream.tell(), "counts": counts,
+                                "ended": ended})
+    while ended < len(counts):
+        stream.write(ending)
+        ended += 1
+    return counts
 
 
 def count_files(tokenizer, paths: Sequence[PathLike], *, workers: int = 1, allowed_special: SpecialChoice = None,
@@ -209,7 +241,7 @@ def count_files(tokenizer, paths: Sequence[PathLike], *, workers: int = 1, allow
     check_callback(progress, "progress")
     counts = [0] * len(paths)
     blocks = _file_blocks(paths, safe_cut(tokenizer), block_size, progress)
-    for number, count in _block_results(tokenizer, paths, blocks, workers, specials, None):
+    for number, _, count in _block_results(tokenizer, paths, blocks, workers, specials, None):
         counts[number] += count
     return counts
 
