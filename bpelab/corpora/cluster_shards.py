@@ -33,6 +33,7 @@ from bpelab.corpora.cluster_counting import PARTITION_SIZE
 from bpelab.corpora.clusters import cluster, partition_name
 from bpelab.corpora.token_files import (TOKEN_FILE_TYPES, encode_block, token_file_dtype, token_file_options,
                                         tokenizer_sha256)
+from bpelab.messages import named
 from bpelab.reading import read_json
 from bpelab.text.blocks import PathLike, partition_blocks, safe_blocks, safe_partitions
 from bpelab.text.specials import SpecialChoice, SpecialTokenInText
@@ -68,6 +69,7 @@ def encode_shards(client, tokenizer, paths: Sequence[PathLike], folder: PathLike
     paths, specials = token_file_options(tokenizer, paths, 1, separator, allowed_special, disallowed_special, 1)
     check_positive_int(partition_size, "partition_size")
     os.makedirs(folder, exist_ok=True)
+    _shards_named(folder)  # a manifest that is not the lab's is refused now, before any work
     dtype = token_file_dtype(len(tokenizer))
     ending = b"" if separator is None else encode_block(tokenizer, separator, {"allowed_special": "all"},
                                                         TOKEN_FILE_TYPES[dtype])
@@ -135,16 +137,25 @@ def _remove(folder, names):
 
 
 def _shards_named(folder):
-    """The shards the folder's manifest names (relative to the folder), if it is one this module wrote; else none.
+    """The shards the folder's manifest names (relative to the folder); none if it has no manifest.
 
-    Only names this module writes are taken, ``NAME`` or ``FOLDER/NAME``
-    with no ``..`` and no symbolic link for ``FOLDER``, so a manifest cannot
-    make a run remove other files.
+    A manifest that is not one this module writes is refused: the folder is
+    not the lab's, and its ``manifest.json`` is not replaced. Only names this
+    module writes are taken, ``NAME`` or ``FOLDER/NAME`` with no ``..`` and
+    no symbolic link for ``FOLDER``, so a manifest cannot make a run remove
+    other files.
     """
-    try:
-        names = [shard["name"] for shard in read_json(os.path.join(folder, MANIFEST))["shards"]]
-    except (OSError, ValueError, TypeError, KeyError):
+    path = os.path.join(folder, MANIFEST)
+    if not os.path.lexists(path):
         return []
+    try:
+        manifest = read_json(path, "folder")
+        names = [shard["name"] for shard in manifest["shards"]]
+        if not isinstance(manifest.get("tokenizer_sha256"), str):
+            raise KeyError("tokenizer_sha256")
+    except (ValueError, TypeError, KeyError, AttributeError):
+        raise ValueError(f"{named(path)}: not a manifest of the lab's shards, so the folder is not the lab's; "
+                         "write the shards into a folder of their own") from None
     return [name for name in names if isinstance(name, str) and 1 <= len(name.split("/")) <= 2
             and not {"", ".", ".."} & set(name.split("/")) and "\\" not in name
             and not os.path.islink(os.path.join(folder, os.path.dirname(name) or "."))]

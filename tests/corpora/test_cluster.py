@@ -239,6 +239,19 @@ class ClusterChecks:
         with open(os.path.join(folder, cluster_shards.MANIFEST), encoding="utf-8") as stream:
             self.assertEqual(json.load(stream), second)
 
+    def test_a_folder_that_is_not_the_labs_is_refused_and_left_as_it_was(self):
+        tokenizer = Tokenizer(None, [], byte_level=True, special_tokens=[SPECIAL])
+        for number, manifest in enumerate(('{"name": "my-app", "version": "1.0"}', "not json", '{"shards": 3}')):
+            folder = os.path.join(self.folder.name, f"theirs{number}")
+            os.mkdir(folder)
+            with open(os.path.join(folder, cluster_shards.MANIFEST), "w") as stream:
+                stream.write(manifest)
+            with self.subTest(manifest=manifest), self.assertRaisesRegex(
+                    ValueError, f"^{folder}/manifest.json: not a manifest of the lab's shards, so the folder is not "
+                    "the lab's; write the shards into a folder of their own$"):
+                cluster_shards.encode_shards(self.client, tokenizer, self.paths, folder, allowed_special="all")
+            self.assertEqual(snapshot(folder), {cluster_shards.MANIFEST: manifest.encode("utf-8")})
+
 
 class DaskTests(ClusterChecks, unittest.TestCase):
     start = staticmethod(dask_client)
