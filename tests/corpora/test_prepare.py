@@ -63,7 +63,9 @@ def read_ids(path, dtype):
     return ids.tolist()
 
 
-class TokenFileTests(unittest.TestCase):
+class InAFolderOfTexts:
+    """Tests whose ``setUp`` makes a temporary folder, ``self.folder``, holding ``TEXTS`` as part0.txt, ...
+    (``self.paths``)."""
 
     def setUp(self):
         folder = tempfile.TemporaryDirectory()
@@ -75,6 +77,9 @@ class TokenFileTests(unittest.TestCase):
             with open(path, "wb") as stream:
                 stream.write(text.encode("utf-8"))
             self.paths.append(path)
+
+
+class TokenFileTests(InAFolderOfTexts, unittest.TestCase):
 
     def test_same_ids_as_encoding_each_whole_file_for_any_block_size_and_worker_count(self):
         out = os.path.join(self.folder, "train.bin")

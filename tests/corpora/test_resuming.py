@@ -12,7 +12,7 @@ from unittest import mock
 from bpe import Tokenizer
 from bpelab.corpora import resuming
 from tests import ROOT
-from tests.corpora.test_prepare import SPECIAL, TEXTS, TOKENIZERS
+from tests.corpora.test_prepare import SPECIAL, TEXTS, TOKENIZERS, InAFolderOfTexts
 
 
 class Stop(Exception):
@@ -40,17 +40,10 @@ def everything(folder):
     return found
 
 
-class ResumeTests(unittest.TestCase):
+class ResumeTests(InAFolderOfTexts, unittest.TestCase):
 
     def setUp(self):
-        folder = tempfile.TemporaryDirectory()
-        self.addCleanup(folder.cleanup)
-        self.folder = folder.name
-        self.paths = []
-        for number, text in enumerate(TEXTS):
-            self.paths.append(os.path.join(self.folder, f"part{number}.txt"))
-            with open(self.paths[-1], "wb") as stream:
-                stream.write(text.encode("utf-8"))
+        super().setUp()
         self.options = {"separator": SPECIAL, "allowed_special": "all", "block_size": 500}
         patch = mock.patch.object(resuming, "CHECKPOINT_SECONDS", 0)  # a checkpoint after every block
         patch.start()

@@ -18,12 +18,11 @@ import array
 import os
 import struct
 import sys
-import tempfile
 import unittest
 
 from bpe import Tokenizer
 from bpelab.corpora import token_formats
-from tests.corpora.test_prepare import SPECIAL, TEXTS, TOKENIZERS
+from tests.corpora.test_prepare import SPECIAL, TEXTS, TOKENIZERS, InAFolderOfTexts
 from tests.in_process import run_here
 
 NUMPY_TYPES = {1: "B", 2: "b", 3: "h", 4: "i", 5: "q", 6: "d", 7: "f", 8: "H"}
@@ -75,17 +74,7 @@ def datatrove_window(path, seq_len, token_size, item):
     return ids, positions
 
 
-class FormatTests(unittest.TestCase):
-
-    def setUp(self):
-        folder = tempfile.TemporaryDirectory()
-        self.addCleanup(folder.cleanup)
-        self.folder = folder.name
-        self.paths = []
-        for number, text in enumerate(TEXTS):
-            self.paths.append(os.path.join(self.folder, f"part{number}.txt"))
-            with open(self.paths[-1], "wb") as stream:
-                stream.write(text.encode("utf-8"))
+class FormatTests(InAFolderOfTexts, unittest.TestCase):
 
     def expected(self, tokenizer, separator):
         """Each file's IDs, as encode gives them, with the separator's after each if there is one."""
@@ -152,6 +141,12 @@ class FormatTests(unittest.TestCase):
                                             "'parquet' is not one the lab writes; use one of bin, megatron"):
                     tokenizer.encode_files(self.paths, os.path.join(self.folder, name), format=format)
                 self.assertEqual(sorted(os.listdir(self.folder)), [os.path.basename(path) for path in self.paths])
+
+    def test_a_document_longer_than_a_megatron_sequence_is_refused(self):
+        self.assertEqual(len(token_formats.megatron_index("uint16", [token_formats.MAX_SEQUENCE])), 34 + 4 + 8 + 16)
+        with self.assertRaisesRegex(ValueError, "^a document of 2,147,483,648 tokens is longer than a Megatron "
+                                                "sequence can be \\(2,147,483,647\\); split the file$"):
+            token_formats.megatron_index("uint16", [5, 1 << 31])
 
     def test_an_old_index_never_sits_beside_new_ids(self):
         tokenizer = TOKENIZERS["bytes"]
