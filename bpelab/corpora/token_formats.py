@@ -29,7 +29,8 @@ differ). The facts come from each project's published source:
   (``uint16``) when the vocabulary has at most 65,536 entries, else 4
   (``uint32``), as ``PipelineStepWithTokenizer.token_size`` chooses.
 
-Every integer is little-endian.
+Every integer is little-endian. ``read_documents`` reads either back, each
+document's IDs, refusing a partial or inconsistent index by name.
 """
 
 import array
@@ -133,3 +134,84 @@ def si_tokens(count):
         scaled = count / 10 ** (power // 3 * 3)
     prefix = " kMGTPEZYRQ"[power // 3].strip()
     return f"{scaled:.{max(0, 2 - power % 3)}f} {prefix}T"
+
+
+MEGATRON_READ_TYPES = {1: "B", 2: "b", 3: "h", 4: "i", 5: "q", 8: "H"}
+"""The ``array`` type codes of Megatron's integer ``DType`` codes (6 and 7 are floats, never IDs)."""
+
+
+def read_documents(path, format):
+    """Each document's IDs, as lists, of a Megatron (``PREFIX.bin``) or datatrove (``NAME.ds``) token file.
+
+    Read as the project's own reader reads it, with every check it makes and
+    more: a partial or inconsistent index is a ``ValueError`` naming the file
+    and what is wrong, never IDs read from the wrong place.
+    """
+    if check_format(format) == "bin":
+        raise ValueError("format 'bin' has no index; its description (OUT.json) counts each file's tokens")
+    index_path = index_paths(format, path)[0]
+    with open(index_path, "rb") as stream:
+        index = stream.read()
+    with open(path, "rb") as stream:
+        data = stream.read()
+    if format == "megatron":
+        typecode, starts, ends = _megatron_spans(index_path, index, len(data))
+    else:
+        typecode, starts, ends = _datatrove_spans(path, index, len(data))
+    width = array.array(typecode).itemsize
+    return [_numbers(typecode, data[start * width:end * width]) for start, end in zip(starts, ends)]
+
+
+def _numbers(typecode, data):
+    """Little-endian numbers of ``typecode`` as a list."""
+    numbers = array.array(typecode, data)
+    if sys.byteorder == "big":
+        numbers.byteswap()
+    return numbers.tolist()
+
+
+def _megatron_spans(name, index, size):
+    """The ID type of a Megatron ``.idx`` and each document's first and past-last token, checked against the
+    ``.bin``'s ``size`` in bytes."""
+    if len(index) < 34 or index[:9] != MEGATRON_HEADER:
+        raise ValueError(f"{named(name)}: not a Megatron index (it starts with {shown(index[:9])}, not "
+                         f"{shown(MEGATRON_HEADER)}, or ends before its 34-byte header does)")
+    version, code, sequences, documents = struct.unpack_from("<QBQQ", index, 9)
+    if version != 1 or code not in MEGATRON_READ_TYPES:
+        raise ValueError(f"{named(name)}: version {version} with dtype code {code}; "
+                         "only version 1 with an integer dtype is read")
+    needed = 34 + 12 * sequences + 8 * documents
+    if len(index) != needed:
+        raise ValueError(f"{named(name)}: partial or too long: {len(index):,} bytes where its header's "
+                         f"{sequences:,} sequences and {documents:,} document indices take {needed:,}")
+    lengths = _numbers("i", index[34:34 + 4 * sequences])
+    pointers = _numbers("q", index[34 + 4 * sequences:34 + 12 * sequences])
+    bounds = _numbers("q", index[34 + 12 * sequences:])
+    width = array.array(MEGATRON_READ_TYPES[code]).itemsize
+    places = [0] + list(itertools.accumulate(length * width for length in lengths))
+    if (pointers != places[:-1] or places[-1] > size or not bounds or bounds[0] != 0 or bounds[-1] != sequences
+            or any(later < earlier for earlier, later in zip(bounds, bounds[1:]))):
+        raise ValueError(f"{named(name)}: its sequences and documents do not describe its .bin of {size:,} bytes "
+                         "one after another")
+    return MEGATRON_READ_TYPES[code], [places[i] // width for i in bounds[:-1]], [places[i] // width
+                                                                              for i in bounds[1:]]
+
+
+def _datatrove_spans(path, index, size):
+    """The ID type of a datatrove ``.ds`` (from its metadata's first line) and each document's first and
+    past-last token (from its ``.ds.index``)."""
+    metadata = path + ".metadata"
+    with open(metadata, "rb") as stream:
+        first = stream.read(4096).split(b"\n")[0]
+    width = first.rpartition(b"|")[2]
+    if width not in (b"2", b"4"):
+        raise ValueError(f"{named(metadata)}: its first line is not NAME|2 or NAME|4 (the width of an ID)")
+    width = int(width)
+    tokens = size // width
+    if len(index) % 8 or size % width:
+        raise ValueError(f"{named(path + '.index')}: partial: {len(index):,} bytes, not whole 8-byte ends, "
+                         f"or the .ds of {size:,} bytes is not whole {width}-byte IDs")
+    ends = _numbers("Q", index)
+    if any(later < earlier for earlier, later in zip(ends, ends[1:])) or (ends[-1] if ends else 0) != tokens:
+        raise ValueError(f"{named(path + '.index')}: its document ends do not rise to the .ds's {tokens:,} IDs")
+    return "H" if width == 2 else "I", [0] + ends[:-1], ends

@@ -91,6 +91,7 @@ class FormatTests(InAFolderOfTexts, unittest.TestCase):
                     documents, typecode = megatron_documents(out[:-4])
                     self.assertEqual(typecode, "H")
                     self.assertEqual(documents, [[ids] if ids else [] for ids in self.expected(tokenizer, separator)])
+                    self.assertEqual(token_formats.read_documents(out, "megatron"), self.expected(tokenizer, separator))
                     self.assertEqual((summary["format"], summary["dtype"]), ("megatron", "uint16"))
                     flat = os.path.join(self.folder, "flat.bin")
                     tokenizer.encode_files(self.paths, flat, separator=separator, allowed_special="all")
@@ -108,6 +109,7 @@ class FormatTests(InAFolderOfTexts, unittest.TestCase):
                 self.assertEqual(first, f"sha256:{summary['tokenizer_sha256']}|2")
                 self.assertEqual(int(count), summary["tokens"])
                 documents = self.expected(tokenizer, SPECIAL)
+                self.assertEqual(token_formats.read_documents(out, "datatrove"), documents)
                 ids, positions = datatrove_window(out, summary["tokens"] - 1, 2, 0)  # one window, all the tokens
                 self.assertEqual(ids, [token for document in documents for token in document])
                 self.assertEqual(positions, [place for document in documents for place in range(len(document))])
@@ -147,6 +149,36 @@ class FormatTests(InAFolderOfTexts, unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "^a document of 2,147,483,648 tokens is longer than a Megatron "
                                                 "sequence can be \\(2,147,483,647\\); split the file$"):
             token_formats.megatron_index("uint16", [5, 1 << 31])
+
+    def test_a_partial_or_foreign_index_is_one_line_naming_it(self):
+        tokenizer = TOKENIZERS["bytes"]
+        megatron, datatrove = (os.path.join(self.folder, name) for name in ("m.bin", "d.ds"))
+        tokenizer.encode_files(self.paths, megatron, separator=SPECIAL, allowed_special="all", format="megatron")
+        tokenizer.encode_files(self.paths, datatrove, separator=SPECIAL, allowed_special="all", format="datatrove")
+        index = os.path.join(self.folder, "m.idx")
+        with open(index, "rb") as stream:
+            whole = stream.read()
+        cases = [
+            (index, whole[:-1], "megatron", "m.idx: partial or too long: 121 bytes where its header's 4 sequences "
+                                            "and 5 document indices take 122$"),
+            (index, whole[:20], "megatron", "m.idx: not a Megatron index"),
+            (index, b"TNTIDX\x00\x00" + whole[9:], "megatron", "m.idx: not a Megatron index .it starts with"),
+            (index, whole[:9] + b"\x02" + whole[10:], "megatron", "m.idx: version 2 with dtype code 8; only"),
+            (index, whole[:-8] + b"\x03" + bytes(7), "megatron", "m.idx: its sequences and documents do not"),
+            (datatrove + ".index", bytes(36), "datatrove", "d.ds.index: partial: 36 bytes, not whole 8-byte ends"),
+            (datatrove + ".index", bytes(32), "datatrove", "d.ds.index: its document ends do not rise to"),
+            (datatrove + ".metadata", b"gpt2\n12\n", "datatrove", "d.ds.metadata: its first line is not NAME|2"),
+        ]
+        for path, broken, format, message in cases:
+            with open(path, "rb") as stream:
+                kept = stream.read()
+            with open(path, "wb") as stream:
+                stream.write(broken)
+            with self.subTest(message=message), self.assertRaisesRegex(ValueError, f"^{self.folder}/{message}"):
+                token_formats.read_documents(megatron if format == "megatron" else datatrove, format)
+            with open(path, "wb") as stream:
+                stream.write(kept)
+        self.assertEqual(token_formats.read_documents(megatron, "megatron"), self.expected(tokenizer, SPECIAL))
 
     def test_an_old_index_never_sits_beside_new_ids(self):
         tokenizer = TOKENIZERS["bytes"]
