@@ -13,6 +13,7 @@ from bpe import Tokenizer
 from bpelab.corpora import resuming
 from tests import ROOT
 from tests.corpora.test_prepare import SPECIAL, TEXTS, TOKENIZERS, InAFolderOfTexts
+from tests.in_process import run_here
 
 
 class Stop(Exception):
@@ -94,6 +95,23 @@ class ResumeTests(InAFolderOfTexts, unittest.TestCase):
             self.assertGreater(json.load(stream)["point"]["bytes"], 0)
         tokenizer.encode_files(self.paths, out, **self.options, resume=True)
         self.assertEqual(everything(folder), self.whole_run(tokenizer, "train.bin"))
+
+    def test_prepare_resume_goes_on_from_a_stopped_run(self):
+        tokenizer = TOKENIZERS["bytes"]
+        saved = os.path.join(self.folder, "tok.json")
+        tokenizer.save(saved)
+        folder = tempfile.mkdtemp(dir=self.folder)
+        out = os.path.join(folder, "train.ds")
+        with self.assertRaises(Stop):  # after two files' blocks (the command line's blocks are 64 KiB)
+            tokenizer.encode_files(self.paths, out, separator=SPECIAL, allowed_special="all", format="datatrove",
+                                   resume=True, progress=stopping_after(2))
+        result = run_here("prepare", "-t", saved, "-o", out, "--format", "datatrove", "--separator", SPECIAL,
+                          "--allow-special", "--resume", *self.paths, text=True)
+        self.assertEqual((result.returncode, result.stderr), (0, ""))
+        whole = tempfile.mkdtemp(dir=self.folder)
+        tokenizer.encode_files(self.paths, os.path.join(whole, "train.ds"), separator=SPECIAL, allowed_special="all",
+                               format="datatrove")
+        self.assertEqual(everything(folder), everything(whole))
 
     def test_a_checkpoint_that_does_not_fit_is_refused_and_kept(self):
         tokenizer = TOKENIZERS["bytes"]
