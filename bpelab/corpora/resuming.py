@@ -48,6 +48,11 @@ def run_plan(tokenizer_sha256, paths, format, dtype, separator, specials, block_
     return json.loads(json.dumps(plan))  # as a checkpoint holds it (a tuple comes back a list)
 
 
+def fresh_point(files):
+    """Where a run begins that has written nothing yet, as a checkpoint says where a run stopped."""
+    return {"file": 0, "offset": 0, "bytes": 0, "counts": [0] * files, "ended": 0}
+
+
 def starting_point(out_path, plan):
     """Where a resumable run begins: a fresh start, or the checkpoint's point, checked against ``plan``.
 
@@ -55,7 +60,7 @@ def starting_point(out_path, plan):
     begins), ``bytes`` (of IDs written), ``counts``, ``ended``.
     """
     ids, checkpoint = kept_paths(out_path)
-    fresh = {"file": 0, "offset": 0, "bytes": 0, "counts": [0] * len(plan["files"]), "ended": 0}
+    fresh = fresh_point(len(plan["files"]))
     if not os.path.exists(checkpoint):
         return fresh  # (IDs kept without a checkpoint came before the first one: they are written again)
     saved = read_json(checkpoint, "out_path")

@@ -34,6 +34,7 @@ from typing import Optional, Sequence
 from bpelab.checks import check_callback, check_flag, check_inputs, check_list, check_positive_int, check_text, check_workers
 from bpelab.corpora import resuming
 from bpelab.corpora.cuts import safe_cut
+from bpelab.corpora.token_formats import check_format, format_dtype, index_files, index_paths
 from bpelab.corpora.workers import results_in_order, worker_pool, worker_state
 from bpelab.formats.lab import file_text
 from bpelab.merges.training import Progress
@@ -41,7 +42,6 @@ from bpelab.messages import listed, named, shown
 from bpelab.reading import PathLike, open_text
 from bpelab.text.blocks import BLOCK_SIZE, safe_blocks, stream_blocks
 from bpelab.text.specials import SpecialChoice, SpecialTokenInText
-from bpelab.corpora.token_formats import check_format, format_dtype, index_files, index_paths
 from bpelab.writing import atomic_described, check_output_path
 
 
@@ -176,7 +176,7 @@ def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, wo
     width = array.array(typecode).itemsize
     ending = b"" if separator is None else encode_block(tokenizer, separator, {"allowed_special": "all"}, typecode)
     check_flag(resume, "resume")
-    point = None
+    point = resuming.fresh_point(len(paths))
     if resume:
         plan = resuming.run_plan(tokenizer_sha256(tokenizer), paths, format, dtype, separator, specials, block_size)
         point = resuming.starting_point(out_path, plan)
@@ -187,7 +187,6 @@ def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, wo
             stream.truncate(point["bytes"])
             stream.seek(point["bytes"])
             checkpoints = resuming.Checkpoints(out_path, plan, stream)
-        point = point or {"file": 0, "offset": 0, "bytes": 0, "counts": [0] * len(paths), "ended": 0}
         blocks = _file_blocks(paths, safe_cut(tokenizer), block_size, progress, point["file"], point["offset"])
         results = _block_results(tokenizer, paths, blocks, workers, specials, typecode)
         counts = _write_ids(stream, results, ending, width, point, checkpoints)

@@ -14,6 +14,7 @@ import logging
 import os
 import random
 import signal
+import sys
 import tempfile
 import time
 import unittest
@@ -100,7 +101,8 @@ class PartitionTests(unittest.TestCase):
 
 
 CLUSTERS = {}
-"""The clusters started for this module, each once: "dask" (a client) and "ray" (the module, initialized)."""
+"""The clusters started for this module, each once: "dask" (a client and its cluster) and "ray" (the module,
+initialized, and what the process held before)."""
 
 
 def dask_client():
@@ -126,11 +128,15 @@ def ray_cluster():
     if "ray" not in CLUSTERS:
         if not installed("ray"):
             skip_or_fail("ray is not installed")
+        # Ray leaves a SIGTERM handler, sys.excepthook and environment variables in its driver, even after
+        # shutdown; they are put back then, so the tests after these see the process as it was.
+        process = {"environ": dict(os.environ), "excepthook": sys.excepthook,
+                   "signals": {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGINT)}}
         os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
         import ray
 
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
-        CLUSTERS["ray"] = ray, None
+        CLUSTERS["ray"] = ray, process
     return CLUSTERS["ray"][0]
 
 
@@ -138,6 +144,11 @@ def tearDownModule():
     for name, (client, cluster) in list(CLUSTERS.items()):
         if name == "ray":
             client.shutdown()
+            os.environ.clear()
+            os.environ.update(cluster["environ"])
+            sys.excepthook = cluster["excepthook"]
+            for number, handler in cluster["signals"].items():
+                signal.signal(number, handler)
         else:
             try:
                 client.close()
