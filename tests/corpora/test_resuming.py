@@ -50,6 +50,12 @@ class ResumeTests(InAFolderOfTexts, unittest.TestCase):
         patch.start()
         self.addCleanup(patch.stop)
 
+    def saved_tokenizer(self):
+        """The byte-level tokenizer, the file it is saved in, and a new folder to write the tokens into."""
+        saved = os.path.join(self.folder, "tok.json")
+        TOKENIZERS["bytes"].save(saved)
+        return TOKENIZERS["bytes"], saved, tempfile.mkdtemp(dir=self.folder)
+
     def whole_run(self, tokenizer, name, **options):
         """The files one run never stopped writes, in a folder of their own."""
         folder = tempfile.mkdtemp(dir=self.folder)
@@ -76,10 +82,7 @@ class ResumeTests(InAFolderOfTexts, unittest.TestCase):
                     self.assertEqual(everything(folder), expected)
 
     def test_a_killed_run_goes_on_from_its_last_checkpoint(self):
-        tokenizer = TOKENIZERS["bytes"]
-        saved = os.path.join(self.folder, "tok.json")
-        tokenizer.save(saved)
-        folder = tempfile.mkdtemp(dir=self.folder)
+        tokenizer, saved, folder = self.saved_tokenizer()
         out = os.path.join(folder, "train.bin")
         script = (f"import os, signal, sys; sys.path.insert(0, {ROOT!r}); import bpe\n"
                   "from bpelab.corpora import resuming\nresuming.CHECKPOINT_SECONDS = 0\n"
@@ -97,10 +100,7 @@ class ResumeTests(InAFolderOfTexts, unittest.TestCase):
         self.assertEqual(everything(folder), self.whole_run(tokenizer, "train.bin"))
 
     def test_prepare_resume_goes_on_from_a_stopped_run(self):
-        tokenizer = TOKENIZERS["bytes"]
-        saved = os.path.join(self.folder, "tok.json")
-        tokenizer.save(saved)
-        folder = tempfile.mkdtemp(dir=self.folder)
+        tokenizer, saved, folder = self.saved_tokenizer()
         out = os.path.join(folder, "train.ds")
         with self.assertRaises(Stop):  # after two files' blocks (the command line's blocks are 64 KiB)
             tokenizer.encode_files(self.paths, out, separator=SPECIAL, allowed_special="all", format="datatrove",
