@@ -375,8 +375,7 @@ class Tokenizer:
         chunks, so the result is exactly ``train``'s on the text; workers read their own parts of
         the files. A path may be an open binary stream or a pipe, read once, in this process.
         """
-        options = training.training_options(vocab_size, **options)
-        return learning.trained(cls, *counting.counted_files(paths, block_size, options), options)
+        return counting.train_from_files(cls, paths, vocab_size, block_size, **options)
 
     @classmethod
     def train_from_counts(cls, chunk_counts: Mapping[str, int], vocab_size: int, *,
@@ -388,9 +387,7 @@ class Tokenizer:
         a positive count; a special token's text may be a key of its own. "First seen" follows the
         order of the keys. SuperBPE also needs ``superbpe_counts``, the text cut by its stage 2.
         """
-        options = training.training_options(vocab_size, **options)
-        counts = learning.checked_counts(options, chunk_counts, superbpe_counts)
-        return learning.trained(cls, *counts, options)
+        return learning.train_from_counts(cls, chunk_counts, vocab_size, superbpe_counts, **options)
 
     # -- encoding ----------------------------------------------------------
 

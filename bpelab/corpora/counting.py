@@ -99,6 +99,13 @@ def counted_text(text, options):
     return counts, span_counts(options, text_blocks(text))
 
 
+def train_from_files(cls, paths, vocab_size, block_size, **options):
+    """``bpe.Tokenizer.train_from_files``: the options checked before any file is read, the files' chunks counted
+    (``counted_files``), the merges learned from the counts."""
+    options = training_options(vocab_size, **options)
+    return trained(cls, *counted_files(paths, block_size, options), options)
+
+
 def train_from_iterator(cls, documents: Iterable[str], vocab_size: int, **options):
     """Train on documents, any iterable of strings, read once: no chunk crosses from one document into the next.
 

@@ -73,6 +73,12 @@ def built(cls, alphabet, history, options, pattern, **model):
     return tokenizer
 
 
+def train_from_counts(cls, chunk_counts, vocab_size, superbpe_counts, **options):
+    """``bpe.Tokenizer.train_from_counts``: the options and the counts checked, then the merges learned."""
+    options = training.training_options(vocab_size, **options)
+    return trained(cls, *checked_counts(options, chunk_counts, superbpe_counts), options)
+
+
 def checked_counts(options, chunk_counts, superbpe_counts):
     """``(chunk counts, stage 2's counts or None)`` made elsewhere (``Tokenizer.train_from_counts``), checked."""
     training.check_chunk_counts(chunk_counts, options.pattern, options.specials)
