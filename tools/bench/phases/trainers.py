@@ -46,15 +46,16 @@ def run(plan):
     """Issues 20 and 40: other libraries' tie rules, counting in 1 and 2 workers, beside rustbpe and Hugging Face on 1
     and 2 threads; Dask."""
     prose = plan.corpora[PROSE]
-    plan.notes.append("trainers: byte level, GPT-2's pattern; ours trains from the file (train_from_files); the "
-                      "libraries get the same text as blocks cut at safe places, so they cut the same chunks")
+    repeat = plan.pick(max(RUNS, plan.settings["repeat"]), plan.settings["repeat"])
+    plan.notes.append(f"trainers: byte level, GPT-2's pattern; ours trains from the file (train_from_files); the "
+                      f"libraries get the same text as blocks cut at safe places, so they cut the same chunks; each "
+                      f"figure of this phase is the median of {repeat} run{'s' if repeat > 1 else ''}")
     rows, ratios = [], []
     with plan.repeated(PROSE) as big_path:
         for path, copies in ((prose["path"], 1), (big_path, MEMORY_COPIES)):
             size = f"{prose['bytes'] * copies / MB:.2f} MB prose"
             log(f"trainers on {size}")
             specs = rule_specs(plan, path)
-            repeat = plan.pick(max(RUNS, plan.settings["repeat"]), plan.settings["repeat"])
             runs = dict(zip(specs, plan.measure_in_turn(list(specs.values()), repeat)))
             rows += trainer_rows(plan, size, runs)
             ratios += trainer_ratios(size, copies, runs)
