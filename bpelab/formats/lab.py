@@ -20,7 +20,7 @@ when needed.
 import json
 
 from bpelab.byte_level import BYTE_TO_CHAR
-from bpelab.checks import check_keys, check_list
+from bpelab.checks import REPLACEMENT_CHARACTER, UNK, check_keys, check_list
 from bpelab.imported.added_tokens import AddedToken
 from bpelab.imported.pipeline import MODEL_OPTIONS, Pipeline
 from bpelab.messages import shown
@@ -175,10 +175,6 @@ def needs_format_3(tokenizer):
 
 def format_3_body(tokenizer):
     """The format-3 body of a tokenizer (see the module's docstring)."""
-    if tokenizer.pipeline is None and not tokenizer.byte_level:
-        raise ValueError("a character-level tokenizer with a regex pattern cannot be saved: format 2 names its "
-                         "pattern, and format 3 holds the lab's kind at the byte level only; train it with "
-                         "byte_level=True")
     pipeline = tokenizer.pipeline if tokenizer.pipeline is not None else lab_pipeline(tokenizer)
     model_vocab = [None] * (max(tokenizer.ids.values()) + 1)
     for token, token_id in tokenizer.ids.items():
@@ -195,14 +191,21 @@ def format_3_text(body):
     return written.replace('\n "merges": [],', f'\n "merges": [\n{lines}\n ],' if pairs else '\n "merges": [],', 1) + "\n"
 
 
+LAB_CHARACTERS = {"model": dict(MODEL_OPTIONS, unk_token=UNK),
+                  "decoder": [{"step": "replace", "old": UNK, "new": REPLACEMENT_CHARACTER}, {"step": "fuse"}]}
+"""The model options and decoder of the lab's kind at the character level: a character the alphabet lacks is
+``<unk>`` (ID 0), decoded as U+FFFD (as ``to_huggingface`` writes it)."""
+
+
 def lab_pipeline(tokenizer):
-    """The pipeline that says what the lab's kind of byte-level tokenizer does: prefix space, pattern, bytes."""
+    """The pipeline that says what the lab's kind of tokenizer does: prefix space, pattern, bytes or characters."""
     steps = [{"step": "prefix_space"}] if tokenizer.add_prefix_space else []
     pattern = {"name" if is_name(tokenizer.pattern) else "regex": tokenizer.pattern}
     steps.append({"step": "split", "pattern": pattern, "behavior": "isolated", "invert": False})
     added = [AddedToken(token_id, text, True, False, False, False, False)
              for text, token_id in sorted(tokenizer.special_tokens.items(), key=lambda item: item[1])]
-    return Pipeline(added_tokens=added, pre_tokenizer=steps, model=MODEL_OPTIONS)
+    level = {"model": MODEL_OPTIONS} if tokenizer.byte_level else LAB_CHARACTERS
+    return Pipeline(added_tokens=added, pre_tokenizer=steps, **level)
 
 
 def format_3_arguments(data):
@@ -227,30 +230,42 @@ def given_or_lab_arguments(vocab, merges, pipeline, regex_pattern=False):
 
     That is what the lab's kind writes (format 3 for a prefix space, or
     ``to_huggingface``): a built-in pattern, perhaps a prefix space, no
-    normalizer, template or ``ignore_merges``; the 256 bytes first, one ID
-    per merge in order, then special tokens matched as written, without
-    whitespace. Such a tokenizer follows the lab's rules for special tokens.
+    normalizer, template or ``ignore_merges``; the base tokens first (the 256
+    bytes, or ``<unk>`` and the sorted alphabet with ``LAB_CHARACTERS``'
+    model and decoder), one ID per merge in order, then special tokens
+    matched as written, without whitespace. Such a tokenizer follows the lab's rules for special tokens.
     With ``regex_pattern`` (the lab's own format 3), the one split may be a
     regex, the lab's kind trained with that pattern.
     """
     check_list(vocab, "vocab", "tokens by ID (strings, or None for an unused ID)")
-    if not pipeline.byte_level:
-        return {"alphabet": None, "merges": merges, "byte_level": False, "vocab": vocab, "pipeline": pipeline}
+    byte_level = pipeline.byte_level
     pattern = pipeline.split_pattern if regex_pattern else pipeline.pattern
     if pattern is None or not says_lab_kind(vocab, merges, pipeline):
-        return {"alphabet": None, "merges": merges, "byte_level": True, "vocab": vocab, "pipeline": pipeline}
-    return {"alphabet": vocab[:256], "merges": merges, "byte_level": True, "pattern": pattern,
-            "special_tokens": {token.content: token.id for token in pipeline.added_tokens},
-            "add_prefix_space": pipeline.add_prefix_space}
+        return {"alphabet": None, "merges": merges, "byte_level": byte_level, "vocab": vocab, "pipeline": pipeline}
+    return {"alphabet": vocab[:256] if byte_level else vocab[1:len(vocab) - len(merges)], "merges": merges,
+            "byte_level": byte_level, "pattern": pattern, "add_prefix_space": pipeline.add_prefix_space,
+            "special_tokens": {token.content: token.id for token in pipeline.added_tokens}}
 
 
 def says_lab_kind(vocab, merges, pipeline):
     """Whether a given vocabulary and pipeline are exactly a tokenizer of the lab's kind (see above)."""
     if pipeline.normalizer or pipeline.ignore_merges or pipeline.post_processor:
         return False
+    base = 256 if pipeline.byte_level else len(vocab) - len(merges)
+    if not pipeline.byte_level and not says_lab_characters(vocab[:max(base, 0)], pipeline):
+        return False
     if any(not token.special or token.normalized or token.id < len(vocab) or any(char.isspace() for char in token.content)
            for token in pipeline.added_tokens):
         return False
-    return len(vocab) == 256 + len(merges) and all(
-        isinstance(pair, (list, tuple)) and len(pair) == 2 and vocab[256 + rank] == pair[0] + pair[1]
+    return len(vocab) == base + len(merges) and all(
+        isinstance(pair, (list, tuple)) and len(pair) == 2 and vocab[base + rank] == pair[0] + pair[1]
         for rank, pair in enumerate(merges))
+
+
+def says_lab_characters(base, pipeline):
+    """Whether a character-level model's base tokens and pipeline are the lab's: ``<unk>``, then the sorted
+    alphabet, no prefix space, and the lab's model options and decoder (``LAB_CHARACTERS``)."""
+    alphabet = base[1:]
+    return base[:1] == [UNK] and not pipeline.add_prefix_space and all(
+        isinstance(char, str) and len(char) == 1 for char in alphabet) and alphabet == sorted(set(alphabet)) \
+        and {"model": pipeline.model, "decoder": pipeline.decoder} == LAB_CHARACTERS

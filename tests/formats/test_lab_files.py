@@ -1,4 +1,5 @@
-"""The lab's format 2: bytes, patterns and special tokens, both ways, and bodies that do not match their version."""
+"""The lab's format 2 (bytes, patterns, special tokens) and 3 (the lab's kind in it), both ways, and bodies that do not
+match their version."""
 
 import json
 import os
@@ -68,6 +69,38 @@ class FormatTwoTests(unittest.TestCase):
         for body in ({1: 2, **good}, {**LAB.to_json(), (1, 2): 3}):
             with self.assertRaisesRegex(ValueError, "every key must be a string"):
                 Tokenizer.from_json(body)
+
+
+class FormatThreeTests(unittest.TestCase):
+    """Format 3 at the character level: a body that says exactly the lab's kind loads as that kind; one that says
+    anything else keeps its pipeline, and its IDs are the file's."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.body = Tokenizer(["a", "b", "c"], [("a", "b"), ("ab", "c")], pattern="[abc]+|[^abc]+",
+                             special_tokens=["<s>"]).to_json()
+
+    def test_the_lab_kind_loads_as_that_kind(self):
+        named = dict(self.body, pre_tokenizer=[dict(self.body["pre_tokenizer"][0], pattern={"name": "gpt2"})])
+        for body, pattern, version in [(self.body, "[abc]+|[^abc]+", 3), (named, "gpt2", 2)]:
+            loaded = Tokenizer.from_json(body)
+            self.assertEqual((loaded.describe()["pipeline"], loaded.pattern, loaded.alphabet, loaded.special_tokens),
+                             ([], pattern, ["a", "b", "c"], {"<s>": 6}))
+            self.assertEqual((loaded.encode("abcxab<s>", allowed_special="all"), loaded.to_json()["format_version"]),
+                             ([5, 0, 4, 6], version))
+            self.assertEqual(loaded.decode([5, 0]), "abc\N{REPLACEMENT CHARACTER}")
+
+    def test_any_other_keeps_its_pipeline(self):
+        body = self.body
+        for changed, ids in [({"decoder": [{"step": "fuse"}]}, [5, 0, 0, 4, 6]),
+                             ({"model": dict(body["model"], fuse_unk=True)}, [5, 0, 4, 6]),
+                             ({"vocab": ["<unk>", "b", "a", "c", "ab", "abc"]}, [5, 0, 0, 4, 6]),
+                             ({"vocab": ["a", "<unk>", "b", "c", "ab", "abc"]}, [5, 1, 1, 4, 6])]:
+            loaded = Tokenizer.from_json(dict(body, **changed))
+            with self.subTest(changed=changed):
+                self.assertNotEqual(loaded.describe()["pipeline"], [])
+                self.assertEqual(loaded.encode("abcxxab<s>"), ids)
+                self.assertEqual(Tokenizer.from_json(loaded.to_json()).to_json(), loaded.to_json())
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ trained with it survives its own file, tiktoken's and Hugging Face's.
 import base64
 import json
 import os
+import pickle
 import random
 import tempfile
 import unicodedata
@@ -155,8 +156,6 @@ class FileTests(unittest.TestCase):
                          (NANOCHAT, self.tokenizer.merges, []))
         self.assertEqual(loaded.encode(self.text), self.tokenizer.encode(self.text))
         self.assertEqual(bpe.Tokenizer.from_json(loaded.to_json()).to_json(), self.tokenizer.to_json())
-        with self.assertRaisesRegex(ValueError, "character-level tokenizer with a regex pattern cannot be saved"):
-            Tokenizer.train("ab ab", 5, pattern=GPT2).to_json()
 
     @require_module("tiktoken")
     def test_tiktoken_encodes_alike(self):
@@ -193,6 +192,59 @@ class FileTests(unittest.TestCase):
             self.tokenizer.save_huggingface(path)
             loaded = Tokenizer.load_huggingface(path)
         self.assertEqual(loaded.encode(self.text), self.tokenizer.encode(self.text))
+
+
+class CharacterLevelFileTests(unittest.TestCase):
+    """A character-level tokenizer with a regex pattern is saved in format 3 too, loads back as the lab's kind, goes
+    to worker processes, and exports to Hugging Face (tiktoken, bytes only, refuses it by name)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.text = " ".join(TEXTS[:150])
+        cls.tokenizer = Tokenizer.train(cls.text, len(set(cls.text)) + 300, pattern=NANOCHAT,
+                                        special_tokens=["<|bos|>"], min_count=1)
+
+    def test_format_3_round_trip(self):
+        with tempfile.TemporaryDirectory() as folder:
+            first, second = os.path.join(folder, "first.json"), os.path.join(folder, "second.json")
+            self.tokenizer.save(first)
+            loaded = Tokenizer.load(first)
+            loaded.save(second)
+            with open(first, "rb") as stream, open(second, "rb") as again:
+                written = stream.read()
+                self.assertEqual(again.read(), written)
+        self.assertEqual((json.loads(written)["format_version"], json.loads(written)["level"]), (3, "characters"))
+        self.assertEqual((loaded.byte_level, loaded.pattern, loaded.alphabet, loaded.merges),
+                         (False, NANOCHAT, self.tokenizer.alphabet, self.tokenizer.merges))
+        self.assertEqual((loaded.special_tokens, loaded.vocab), ({"<|bos|>": len(loaded) - 1}, self.tokenizer.vocab))
+        self.assertEqual(loaded.describe(), self.tokenizer.describe())  # the lab's kind: no pipeline, <unk> as ID 0
+        for text in TEXTS + ["<|bos|>" + self.text]:
+            self.assertEqual(loaded.encode(text, allowed_special="all"),
+                             self.tokenizer.encode(text, allowed_special="all"), text)
+
+    def test_workers_encode_alike(self):
+        expected = [self.tokenizer.encode(text) for text in TEXTS[:200]]
+        self.assertEqual(self.tokenizer.encode_batch(TEXTS[:200], workers=2), expected)
+        copy = pickle.loads(pickle.dumps(self.tokenizer))  # what a worker gets where processes are spawned, not forked
+        self.assertEqual([copy.encode(text) for text in TEXTS[:200]], expected)
+
+    def test_tiktoken_refuses_it_by_name(self):
+        with self.assertRaisesRegex(ValueError, "only a byte-level tokenizer"):
+            self.tokenizer.to_tiktoken()
+
+    @require_module("tokenizers")
+    def test_hugging_face_encodes_alike(self):
+        import tokenizers
+
+        theirs = tokenizers.Tokenizer.from_str(json.dumps(self.tokenizer.to_huggingface()))
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "tokenizer.json")
+            self.tokenizer.save_huggingface(path)
+            loaded = Tokenizer.load_huggingface(path)
+        for text in TEXTS:
+            ours = self.tokenizer.encode(text)
+            self.assertEqual(theirs.encode(text, add_special_tokens=False).ids, ours, text)
+            self.assertEqual(loaded.encode(text), ours, text)
 
 
 if __name__ == "__main__":
