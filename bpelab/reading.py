@@ -145,11 +145,11 @@ def jsonl_documents(paths: Iterable[PathLike], field: str) -> Iterator[str]:
     A path may be an open binary stream (standard input), read to its end and left open.
     """
     for path in paths:
-        stream = path if hasattr(path, "read") else open_text(path)
+        stream, name = (path, "standard input") if hasattr(path, "read") else (open_text(path), named(path))
         try:
             for number, line in enumerate(stream, 1):
                 if line.strip():
-                    yield record_field(line, field, f"{named(path)}, line {number:,}")
+                    yield record_field(line, field, f"{name}, line {number:,}")
         finally:
             if stream is not path:
                 stream.close()

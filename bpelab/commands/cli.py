@@ -494,8 +494,9 @@ def special_tokens_in_command_line_words():
 def command_prepare(args):
     """Encode files into one flat file of token IDs (and its .json description) for training a model."""
     tokenizer = load_tokenizer(args)
-    for output in [args.output, *index_paths(args.format, args.output), args.output + ".json"]:
-        check_output(output, args.files)
+    kept = [args.output + ".resume", args.output + ".resume.json"] if args.resume else []
+    for output in [args.output, *index_paths(args.format, args.output), args.output + ".json", *kept]:
+        check_output(output, [*args.files, args.tokenizer])
     with terminal_line() as line, special_tokens_in_command_line_words():
         summary = tokenizer.encode_files(args.files, args.output, workers=args.workers, separator=args.separator,
                                          allowed_special="all" if args.allow_special else None,

@@ -15,9 +15,13 @@ disk, so ``OUT.resume`` may run past its checkpoint, never short of it; a
 resumed run cuts it back to the checkpoint's length. A checkpoint made from
 other input, another tokenizer or other options is refused, naming it, and
 nothing is touched. The run that finishes removes the checkpoint, then puts
-the IDs in place as any run does (``writing.atomic_described``).
+the IDs in place as any run does (``writing.atomic_described``). A
+checkpoint carries the sha256 of what it holds, so one edited by hand is
+refused rather than trusted; the IDs file and the checkpoint are outputs,
+so neither may be one of the inputs.
 """
 
+import hashlib
 import json
 import os
 import time
@@ -64,8 +68,11 @@ def starting_point(out_path, plan):
     if not os.path.exists(checkpoint):
         return fresh  # (IDs kept without a checkpoint came before the first one: they are written again)
     saved = read_json(checkpoint, "out_path")
-    if not isinstance(saved, dict) or set(saved) != {"plan", "point"} or set(saved["point"]) != set(fresh):
+    if not isinstance(saved, dict) or set(saved) != {"plan", "point", "sha256"}:
         raise ValueError(f"{named(checkpoint)}: not a checkpoint of the lab's; remove it to start again")
+    if saved["sha256"] != _digest(saved["plan"], saved["point"]):
+        raise ValueError(f"{named(checkpoint)}: changed since the run wrote it (its sha256 does not match what it "
+                         "holds); remove it and its .resume file to start again")
     if saved["plan"] != plan:
         raise ValueError(f"{named(checkpoint)}: that run was made from {_difference(saved['plan'], plan)}; "
                          "resume it as it was started, or remove it and its .resume file to start again")
@@ -75,6 +82,11 @@ def starting_point(out_path, plan):
         raise ValueError(f"{named(ids)}: holds {size:,} bytes of IDs where its checkpoint counts "
                          f"{point['bytes']:,}; remove it and {named(checkpoint)} to start again")
     return point
+
+
+def _digest(plan, point):
+    """The sha256 a checkpoint carries of its plan and point, so that a checkpoint edited by hand is refused."""
+    return hashlib.sha256(json.dumps([plan, point], sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def _difference(saved, plan):
@@ -104,7 +116,8 @@ class Checkpoints:
         self.stream.flush()
         os.fsync(self.stream.fileno())  # the IDs on disk first: a checkpoint never counts more than there is
         with atomic_writer(self.path, "out_path") as checkpoint:
-            checkpoint.write(json.dumps({"plan": self.plan, "point": point}, ensure_ascii=False).encode("utf-8"))
+            body = {"plan": self.plan, "point": point, "sha256": _digest(self.plan, point)}
+            checkpoint.write(json.dumps(body, ensure_ascii=False).encode("utf-8"))
         self.last = time.monotonic()
 
     def finish(self):

@@ -165,7 +165,9 @@ def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, wo
     check_callback(progress, "progress")
     indexes = index_paths(check_format(format), out_path)
     description_path = os.fspath(out_path) + ".json"
-    for output in [out_path, *indexes, description_path]:
+    check_flag(resume, "resume")
+    kept = list(resuming.kept_paths(out_path)) if resume else []
+    for output in [out_path, *indexes, description_path, *kept]:
         target = check_output_path(output, "out_path")
         for path in paths:
             if os.path.exists(target) and os.path.samefile(path, target):
@@ -175,7 +177,6 @@ def encode_files(tokenizer, paths: Sequence[PathLike], out_path: PathLike, *, wo
     typecode = TOKEN_FILE_TYPES[dtype]
     width = array.array(typecode).itemsize
     ending = b"" if separator is None else encode_block(tokenizer, separator, {"allowed_special": "all"}, typecode)
-    check_flag(resume, "resume")
     point = resuming.fresh_point(len(paths))
     if resume:
         plan = resuming.run_plan(tokenizer_sha256(tokenizer), paths, format, dtype, separator, specials, block_size)

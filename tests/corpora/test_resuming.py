@@ -164,6 +164,54 @@ class ResumeTests(InAFolderOfTexts, unittest.TestCase):
                                                 "counts [\\d,]+; remove it and"):
             tokenizer.encode_files(self.paths, out, **self.options, resume=True)
 
+    def test_a_checkpoint_edited_by_hand_is_refused(self):
+        tokenizer = TOKENIZERS["bytes"]
+        out = os.path.join(self.folder, "train.bin")
+        with self.assertRaises(Stop):
+            tokenizer.encode_files(self.paths, out, **self.options, resume=True, progress=stopping_after(9))
+        with open(out + ".resume.json", encoding="utf-8") as stream:
+            saved = json.load(stream)
+        for field, value in (("file", 50), ("offset", saved["point"]["offset"] - 100), ("offset", -5),
+                             ("offset", "5"), ("ended", 1)):
+            edited = json.loads(json.dumps(saved))
+            edited["point"][field] = value
+            with open(out + ".resume.json", "w", encoding="utf-8") as stream:
+                json.dump(edited, stream)
+            with self.subTest(field=field, value=value), self.assertRaisesRegex(
+                    ValueError, f"^{out}.resume.json: changed since the run wrote it \\(its sha256"):
+                tokenizer.encode_files(self.paths, out, **self.options, resume=True)
+        self.assertFalse(os.path.exists(out))
+
+    def test_an_input_where_the_run_keeps_its_work_is_refused_and_kept(self):
+        tokenizer, saved, folder = self.saved_tokenizer()
+        out = os.path.join(folder, "train.bin")
+        for kept in resuming.kept_paths(out):
+            with open(self.paths[0], "rb") as source, open(kept, "wb") as copy:
+                copy.write(source.read())
+            with self.subTest(kept=kept), self.assertRaisesRegex(ValueError, f"^{kept}: is also one of the files"):
+                tokenizer.encode_files([self.paths[1], kept], out, **self.options, resume=True)
+            result = run_here("prepare", "-t", saved, "-o", out, "--resume", kept, text=True)
+            self.assertEqual((result.returncode, result.stderr.count("\n")), (1, 1), result.stderr)
+            self.assertIn("is also an input file", result.stderr)
+            with open(self.paths[0], "rb") as source, open(kept, "rb") as copy:
+                self.assertEqual(copy.read(), source.read())
+            os.remove(kept)
+
+    def test_prepare_never_writes_over_its_tokenizer(self):
+        tokenizer, saved, folder = self.saved_tokenizer()
+        with open(saved, "rb") as stream:
+            before = stream.read()
+        linked = os.path.join(folder, "linked.bin")
+        os.symlink(saved, linked + ".resume")  # the IDs a resumable run keeps, a link to the tokenizer
+        cases = {"the tokenizer itself": [saved], "its description": [saved[:-len(".json")]],
+                 "the IDs kept": [linked, "--resume"]}
+        for case, output in cases.items():
+            with self.subTest(case=case):
+                result = run_here("prepare", "-t", saved, "-o", *output, self.paths[0], text=True)
+                self.assertEqual(result.returncode, 1, result.stderr)
+                self.assertIn("is also an input file", result.stderr)
+        with open(saved, "rb") as stream:
+            self.assertEqual(stream.read(), before)
 
 if __name__ == "__main__":
     unittest.main()

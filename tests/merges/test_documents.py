@@ -20,6 +20,7 @@ import make_corpus
 from bpe import Tokenizer
 from tests import ROOT, test_readme
 from tests.clients import require_module
+from tests.in_process import run_here
 from tests.lab_samples import SCRIPTS
 from tests.merges.test_trainers import basic_merges, hf_merges, random_text, real_text, rustbpe_tokens, token_bytes
 from tests.text.test_regex_patterns import NANOCHAT
@@ -156,6 +157,20 @@ class DocumentTests(unittest.TestCase):
             result = subprocess.run(command, capture_output=True, text=True, timeout=120)
         self.assertEqual(result.returncode, 1)
         self.assertRegex(result.stderr, r"docs\.jsonl, line 91: the record has no field 'text' \(it has 'id', 'body'\)")
+
+    def test_the_command_line_reads_json_lines_from_standard_input(self):
+        documents = paragraphs(real_text())[:20]
+        lines = "".join(json.dumps({"text": text}) + "\n" for text in documents) + '{"body": 1}\n'
+        with tempfile.TemporaryDirectory() as folder:
+            out = os.path.join(folder, "tok.json")
+            command = ["train", "-", "--jsonl", "text", "--bytes", "--vocab-size", "300", "-o", out]
+            result = run_here(*command, stdin=lines[:lines.rindex('{"body"')].encode("utf-8"), text=True)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertEqual(Tokenizer.load(out).merges,
+                             Tokenizer.train_from_iterator(documents, 300, byte_level=True).merges)
+            result = run_here(*command, stdin=lines.encode("utf-8"), text=True)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("standard input, line 21: the record has no field 'text'", result.stderr)
 
 
 @require_module("tokenizers")
