@@ -8,6 +8,7 @@ line at a time, with no limit but a line's.
 ``bpelab.writing`` is the other half: writing that never leaves half a file.
 """
 
+import codecs
 import contextlib
 import errno
 import gc
@@ -148,6 +149,8 @@ def jsonl_documents(paths: Iterable[PathLike], field: str) -> Iterator[str]:
         stream, name = (path, "standard input") if hasattr(path, "read") else (open_text(path), named(path))
         try:
             for number, line in enumerate(stream, 1):
+                if number == 1 and line.startswith(codecs.BOM_UTF8):  # (as some editors on Windows begin a file)
+                    line = line[len(codecs.BOM_UTF8):]
                 if line.strip():
                     yield record_field(line, field, f"{name}, line {number:,}")
         finally:

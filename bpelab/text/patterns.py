@@ -130,6 +130,12 @@ DIGIT_TAIL = "(?:(?!{digit}){number}|{digit}{{1,2}}(?=(?:{digit}{{3}})*(?!{digit
 length is no multiple of three (a cut falls after them)."""
 
 
+def as_typed(source):
+    """A pattern for a message as its author typed it: quoted, backslashes single (``shown`` doubles them, and a
+    pattern pasted back from the message must be the same), shortened as ``shown`` does; ``shown`` itself where
+    the pattern holds a character that would not print."""
+    return shown(source) if not source.isprintable() else shown(source).replace("\\\\", "\\")
+
 def compiled(pattern: str) -> "re.Pattern[str]":
     """The compiled Python regex of a named chunk pattern; for a regex, its ``chunk_regex.ChunkRegex``, whose
     ``findall`` gives its matches and the text between them."""
@@ -160,10 +166,10 @@ def check_for_tiktoken(source, chunk_regex):
     between matches, which the lab keeps as chunks)."""
     from bpelab.text.regex_cuts import covers_every_text
     if chunk_regex.anchors:
-        raise ValueError(f"the pattern {shown(source)} holds {chunk_regex.anchors[0]}, which tiktoken's engine reads "
+        raise ValueError(f"the pattern {as_typed(source)} holds {chunk_regex.anchors[0]}, which tiktoken's engine reads "
                          "otherwise than Hugging Face's (as the end of the text only); write \\z or (?!\\S)")
     if not covers_every_text(chunk_regex.tree):
-        raise ValueError(f"the pattern {shown(source)} may leave text between its matches, which tiktoken drops "
+        raise ValueError(f"the pattern {as_typed(source)} may leave text between its matches, which tiktoken drops "
                          "and the lab keeps as chunks; end it with the alternatives |\\S|\\s+")
 
 
@@ -210,7 +216,7 @@ def regex_pattern(source):
     from bpelab.text.chunk_regex import translate  # (the reader loads only when a regex is given; it keeps 64)
     chunk_regex = translate(source)
     if chunk_regex.nullable:
-        raise ValueError(f"the pattern {shown(source)} matches the empty string; a chunk pattern must match at "
+        raise ValueError(f"the pattern {as_typed(source)} matches the empty string; a chunk pattern must match at "
                          "least one character wherever it matches")
     return chunk_regex
 

@@ -143,7 +143,7 @@ class DocumentTests(unittest.TestCase):
         documents = paragraphs(real_text())[:60]
         with tempfile.TemporaryDirectory() as folder:
             path, out = os.path.join(folder, "docs.jsonl"), os.path.join(folder, "tok.json")
-            with open(path, "w", encoding="utf-8") as stream:
+            with open(path, "w", encoding="utf-8-sig") as stream:  # (a byte-order mark first, as some editors write)
                 stream.writelines(json.dumps({"id": number, "text": text}) + "\n" * (1 + number % 2)
                                   for number, text in enumerate(documents))
             command = [sys.executable, os.path.join(ROOT, "bpe.py"), "train", path, "--jsonl", "text", "--bytes",

@@ -103,7 +103,8 @@ class RefusalTests(unittest.TestCase):
     more than quadratic time is a one-line ``ValueError``, before any training."""
 
     CASES = [("", "the pattern is empty"), ("gtp2", "unknown pattern 'gtp2'"),
-             ("a*|b", "matches the empty string"), ("\\w+", "the word class .* at position 0"),
+             ("a*|b", "matches the empty string"), ("\\p{L}+|", "^the pattern '\\\\p\\{L\\}\\+\\|' matches the empty"),
+             ("\\w+", "the word class .* at position 0"),
              ("(?<n>a)", "a named group .* at position 0"), ("(a*)*c", "at position 0")]
 
     def test_each_is_refused_in_one_line(self):
