@@ -283,8 +283,11 @@ class CommandLineTests(unittest.TestCase):
                   f"sys.exit(cli.main(['prepare', '-t', {self.tokenizer!r}, '-o', {out!r}, '--workers', '2', "
                   f"'--allow-special', {self.text!r}, {self.text!r}]))\n")
         result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-        self.assertEqual((result.returncode, result.stderr),
-                         (1, "bpe: a worker process was killed before it finished; nothing was written\n"))
+        said = "bpe: a worker process was killed before it finished; nothing was written\n"
+        self.assertEqual(result.returncode, 1)
+        self.assertIn(said, result.stderr)
+        other = result.stderr.replace(said, "", 1)  # under load a forked child may report CPython's own
+        self.assertTrue(not other or "in: <function _after_fork" in other, result.stderr)  # (threading._after_fork)
         self.assertEqual(sorted(os.listdir(self.folder)), ["text.txt", "tok.json"])
 
 
