@@ -22,6 +22,7 @@ import bpe
 from tests import ROOT
 from tests.lab_samples import CORPUS
 from tools.bench import benchmark_page, cli, measuring, versions
+from tools.bench.corpora import GENERATED_SEED, write_generated
 from tools.bench.jobs import job_result
 from tools.bench.measuring import Entry, measure_in_turn
 from tools.bench.probes import TreeHighWater
@@ -108,6 +109,35 @@ class MemoryTests(unittest.TestCase):
         self.assertGreaterEqual(parent_kib * 1024, 40 * 10 ** 6)
         self.assertLess(parent_kib * 1024, 80 * 10 ** 6)
         self.assertEqual(memory.total_kib, child_kib + parent_kib)
+
+
+class GeneratedTextTests(unittest.TestCase):
+
+    def test_a_seed_gives_the_same_text_and_the_distinct_chunks_reported_are_a_recount(self):
+        with tempfile.TemporaryDirectory() as folder:
+            paths = [os.path.join(folder, f"{name}.txt") for name in ("first", "again", "other seed", "smaller")]
+            sizes = [write_generated(path, size, seed) for path, size, seed in zip(
+                paths, (300_000, 300_000, 300_000, 100_000), (GENERATED_SEED, GENERATED_SEED, 1, GENERATED_SEED))]
+            self.assertEqual(sizes, [300_000] * 3 + [100_000])
+            texts = []
+            for path in paths:
+                with open(path, encoding="ascii", newline="") as stream:
+                    texts.append(stream.read())
+            self.assertEqual(texts[0], texts[1])
+            self.assertNotEqual(texts[0], texts[2])
+            self.assertTrue(texts[0].startswith(texts[3]))  # a larger size goes on where a smaller one stops
+            # The training job in a fresh process, watched from outside: its workers count in the tree's peak.
+            spec = {"job": "train-counted", "impl": "ours", "corpus": paths[0], "vocab_size": 300, "ties": "rustbpe",
+                    "min_count": 1, "workers": 2, "tree_memory": True}
+            result = measuring.run_once(spec, versions.snapshot_tree(os.path.join(folder, "tree")),
+                                        os.path.join(folder, "bytecode"))
+        chunks = bpe.chunks(texts[0], "gpt2")
+        self.assertEqual((result["distinct"], result["chunks"]), (len(set(chunks)), len(chunks)))
+        self.assertGreater(len(set(chunks)), 2 * len(set(bpe.chunks(texts[3], "gpt2"))))  # they grow with the text
+        self.assertEqual(result["processes"], 3)
+        self.assertEqual(len(result["workers_kib"]), 2)
+        parent_kib = result["rss_kib"] - sum(result["workers_kib"])  # the tree's sum, less the workers'
+        self.assertLess(abs(parent_kib - result["own_kib"]), result["own_kib"] / 10)  # is the job's own
 
 
 class CompareTests(unittest.TestCase):

@@ -32,9 +32,9 @@ PROGRAM = "python3 -m tools.bench"
 # Any option given on the command line overrides the preset it would otherwise take.
 PRESETS = {
     "full": {"mb": 10.0, "sizes": [1000, 4096, 8192], "byte_vocab": 8192, "repeat": 3, "reference_kb": 100.0,
-             "peers": True, "official": True},
+             "peers": True, "official": True, "gigabyte_mb": [1000.0]},
     "quick": {"mb": 0.05, "sizes": [300, 400, 500], "byte_vocab": 500, "repeat": 1, "reference_kb": 2.0,
-              "peers": False, "official": False},
+              "peers": False, "official": False, "gigabyte_mb": [0.2]},
 }
 
 COMPARE_RUNS = 5
@@ -56,8 +56,11 @@ failures it met."""
 def parse_args(argv):
     """Parse and check the command line; options left out take the full or --quick preset."""
 
-    def sizes(text):
-        return [int(part) for part in text.split(",") if part.strip()]
+    def sizes(text, kind=int):
+        return [kind(part) for part in text.split(",") if part.strip()]
+
+    def megabytes(text):
+        return sizes(text, float)
 
     def phases(text):
         chosen = [part.strip() for part in text.split(",") if part.strip()]
@@ -90,6 +93,8 @@ def parse_args(argv):
     parser.add_argument("--byte-vocab", type=int, help="vocabulary size of the byte-level tokenizers (default 8192)")
     parser.add_argument("--repeat", type=int,
                         help=f"fresh processes per figure, median reported (default 3; {COMPARE_RUNS} with --compare)")
+    parser.add_argument("--gigabyte-mb", type=megabytes, metavar="MB,...",
+                        help="MB of generated text the gigabyte phase trains on, each size in turn (default 1000)")
     parser.add_argument("--reference-kb", type=float,
                         help="KB of corpus for the simple-vs-fast trainer comparison (default 100)")
     parser.add_argument("--reference-mb", type=float,
@@ -99,13 +104,16 @@ def parse_args(argv):
     args = parser.parse_args(argv)
 
     preset = PRESETS["quick" if args.quick else "full"]
-    settings = {name: getattr(args, name) for name in ("mb", "sizes", "byte_vocab", "repeat", "reference_kb")}
+    settings = {name: getattr(args, name) for name in ("mb", "sizes", "byte_vocab", "repeat", "reference_kb",
+                                                       "gigabyte_mb")}
     settings = {name: preset[name] if value is None else value for name, value in settings.items()}
     settings.update(official=preset["official"], peers=preset["peers"] and not args.no_peers,
                     only=args.only or list(ORDER), reference_mb=args.reference_mb, corpus=args.corpus,
                     quick=args.quick, in_process=args.quick and not args.compare, compare=None, docs=args.docs)
     if not settings["sizes"] or min(settings["sizes"]) < 2 or settings["repeat"] < 1 or settings["mb"] <= 0:
         parser.error("--sizes must list sizes of at least 2, --repeat must be at least 1, --mb positive")
+    if not settings["gigabyte_mb"] or min(settings["gigabyte_mb"]) <= 0:
+        parser.error("--gigabyte-mb must list sizes above 0 MB")
     if settings["byte_vocab"] < 256:
         parser.error("--byte-vocab must be at least 256 (the byte values)")
     if args.compare is not None:

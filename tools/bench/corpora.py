@@ -300,6 +300,75 @@ def random_letters(length, seed=LETTER_SEED):
     return "".join(rng.choices(string.ascii_lowercase, k=length))
 
 
+GENERATED_SEED = 20261202
+"""Seed of the generated text (``generated_blocks``), so every run trains on the same bytes."""
+
+SYLLABLES = [consonant + vowel for consonant in "bcdfghjklmnprstvwxyz" for vowel in "aeiou"]
+random.Random(GENERATED_SEED).shuffle(SYLLABLES)
+"""The generated words' 100 syllables, in a seeded order: a word is its rank written in base 100, a syllable
+per digit (consonant then vowel, so no two ranks spell one word)."""
+
+ZIPF_EXPONENT = 1.32
+"""A word of rank r is drawn with probability about proportional to r ** -ZIPF_EXPONENT (Zipf's law), ranks
+without end, so that distinct words keep coming as the text grows (about as size ** 0.76, as in real text,
+Heaps' law): 10 MB holds about 117,000 distinct chunks under GPT-2's pattern."""
+
+FIRST_RANK = 90
+"""The commonest word's rank: ten words of one syllable, then two syllables, as short words are the commonest."""
+
+
+def spelled(rank):
+    """A generated word: ``rank``'s digits in base 100 as syllables.
+
+    >>> spelled(90), spelled(3001), spelled(123456)
+    ('yi', 'nela', 'hehapi')
+    """
+    syllables = []
+    while rank:
+        rank, digit = divmod(rank, len(SYLLABLES))
+        syllables.append(SYLLABLES[digit])
+    return "".join(reversed(syllables))
+
+
+def generated_blocks(nbytes, seed=GENERATED_SEED, block_words=20_000):
+    """Exactly ``nbytes`` of seeded ASCII text, as blocks: sentences of 4 to 19 Zipf-drawn words, a capital
+    first, a comma in the longer ones, paragraphs of about five sentences. The same seed gives the same bytes.
+
+    A rank is drawn by inverting the Pareto distribution (``u ** (-1 / (s - 1))``, the continuous Zipf law);
+    the first 100,000 ranks are spelled once, beforehand.
+    """
+    common = [spelled(rank) for rank in range(100_000)]
+    rng = random.Random(seed)
+    draw, power = rng.random, -1 / (ZIPF_EXPONENT - 1)
+    written = 0
+    while written < nbytes:
+        ranks = [int((1.0 - draw()) ** power) + FIRST_RANK for _ in range(block_words)]
+        words = [common[rank] if rank < len(common) else spelled(rank) for rank in ranks]
+        paragraphs, sentences, start = [], [], 0
+        while start < len(words):
+            sentence = words[start:start + 4 + int(draw() * 16)]
+            start += len(sentence)
+            sentence[0] = sentence[0].capitalize()
+            if len(sentence) > 9:
+                sentence[int(draw() * (len(sentence) - 2))] += ","
+            sentence[-1] += "."
+            sentences.append(" ".join(sentence))
+            if draw() < 0.2:
+                paragraphs.append(" ".join(sentences))
+                sentences = []
+        block = "\n\n".join(paragraphs + [" ".join(sentences)]) + "\n\n"
+        block = block[:nbytes - written]
+        written += len(block)
+        yield block
+
+
+def write_generated(path, nbytes, seed=GENERATED_SEED):
+    """Write ``generated_blocks(nbytes, seed)`` to ``path``; its size in bytes (``nbytes``)."""
+    with open(path, "w", encoding="ascii", newline="") as stream:
+        stream.writelines(generated_blocks(nbytes, seed))
+    return os.path.getsize(path)
+
+
 LONG_TEXTS = {"repeated-a": lambda length: "a" * length, "letters": random_letters}
 """The single-chunk texts the long-input training jobs use, by name."""
 

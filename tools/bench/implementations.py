@@ -182,13 +182,15 @@ def merged_tokens(tokenizer):
     return {"note": f"{len(tokens):,} merges", "digest": merged_tokens_digest(tokens)}
 
 
-def rule_ours(spec):
-    """Train at the byte level with one library's tie rule, in ``workers`` processes; the merged tokens' digest."""
+def rule_ours(spec, **hooks):
+    """Train at the byte level with one library's tie rule, in ``workers`` processes; the merged tokens' digest.
+
+    ``hooks`` are training's callbacks (``on_counts=``), passed on."""
     import bpe
 
     return merged_tokens(bpe.Tokenizer.train_from_files(
         [spec["corpus"]], spec["vocab_size"], byte_level=True, pattern="gpt2", ties=spec["ties"],
-        min_count=spec["min_count"], workers=spec["workers"]))
+        min_count=spec["min_count"], workers=spec["workers"], **hooks))
 
 
 def rule_cli(spec):

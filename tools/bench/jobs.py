@@ -35,7 +35,7 @@ from .corpora import LONG_TEXTS, random_letters, read_text
 from .implementations import (CHUNKS_ONLY, ENCODERS, IMPLEMENTATIONS, LOADERS, RULE_TRAINERS, TRAINERS,
                               documented_module, load_tiktoken_file)
 from .page_typing import typing_result
-from .probes import TreeHighWater, TreeMemory, Unmeasured, max_rss_kib, peak_rss_kib, timed, within
+from .probes import TreeHighWater, TreeMemory, Unmeasured, max_rss_kib, peak_rss_kib, rss_kib, timed, within
 from .versions import bpe_digest
 
 LONG_TRAIN_VOCAB = 1000
@@ -95,6 +95,24 @@ def job_train(spec):
 def job_train_rule(spec):
     """Train from a file with a library's tie rule (or the library itself); the parent times the whole process."""
     return RULE_TRAINERS[spec["impl"]](spec)
+
+
+@job("train-counted")
+def job_train_counted(spec):
+    """``train-rule``, and for ours what its own counting found (``on_counts``): the distinct chunks, all the
+    chunks, the seconds from the job's start until the counts were made (reading and counting the file), and
+    this process's resident memory then (``counted_kib``: the counts held) and its peak so far."""
+    if spec["impl"] != "ours":
+        return RULE_TRAINERS[spec["impl"]](spec)
+    started, heard = time.perf_counter(), {}
+
+    def on_counts(counts):
+        heard.update(distinct=len(counts), chunks=sum(counts.values()), counting=time.perf_counter() - started,
+                     counted_kib=rss_kib(os.getpid()), counting_peak_kib=peak_rss_kib())
+
+    result = RULE_TRAINERS["ours"](spec, on_counts=on_counts)
+    result.update(heard, learning=time.perf_counter() - started - heard["counting"])
+    return result
 
 
 @job("encode")

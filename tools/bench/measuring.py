@@ -15,6 +15,10 @@
   and chunking the file included), because that is what a user waits for.
   Other times are measured inside the process around the call measured
   only (``probes``), because loading a tokenizer is not encoding.
+- A job whose spec asks for ``tree_memory`` is watched from outside while
+  it runs: its peak memory is then the sum over its process tree (it and
+  the worker processes it starts) of each process's VmHWM just before it
+  exits (``probes.TreeHighWater``), not its own alone.
 """
 
 import json
@@ -25,7 +29,7 @@ from dataclasses import dataclass, field
 
 from .implementations import IMPLEMENTATIONS, label
 from .jobs import job_result
-from .probes import timed
+from .probes import TreeHighWater, timed
 from .versions import worker_command, worker_environment
 
 
@@ -82,13 +86,27 @@ def run_once(spec, code, bytecode):
         return result
     env = worker_environment(code, bytecode, IMPLEMENTATIONS[spec["impl"]].env)
     command = worker_command(sys.executable, json.dumps(spec))
-    finished, wall = timed(subprocess.run, command, capture_output=True, text=True, env=env, cwd=code.lab)
+    (finished, tree), wall = timed(run_watched, command, spec.get("tree_memory", False), env=env, cwd=code.lab)
     if finished.returncode != 0:
         lines = finished.stderr.strip().splitlines() or [f"exit status {finished.returncode}"]
         return {"failed": lines[-1]}
     result = json.loads(finished.stdout.strip().splitlines()[-1])
     result["wall"] = wall
+    if tree is not None:  # the whole tree's Σ VmHWM stands for the process's own
+        result.update(rss_kib=tree.total_kib, processes=len(tree.last_kib), own_kib=result["rss_kib"],
+                      workers_kib=[kib for pid, kib in tree.last_kib.items() if pid != tree.root])
     return result
+
+
+def run_watched(command, tree_memory, **options):
+    """``subprocess.run(command)``'s outcome, its output captured; with ``tree_memory``, also the last VmHWM of each
+    process of its tree (``TreeHighWater``: the worker processes a job starts count too), else None."""
+    if not tree_memory:
+        return subprocess.run(command, capture_output=True, text=True, **options), None
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **options)
+    with TreeHighWater(process.pid) as tree:
+        stdout, stderr = process.communicate()
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr), tree
 
 
 def problem_of(result):

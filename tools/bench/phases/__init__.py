@@ -19,7 +19,7 @@ an adapter; a new long input, one ``LongCase`` in ``long``.
 import importlib
 
 ORDER = ["train", "encode", "letters", "reference", "cl100k", "long", "datasets", "cache", "superbpe", "models",
-         "trainers", "pair", "stream", "startup", "variants", "page"]
+         "trainers", "gigabyte", "pair", "stream", "startup", "variants", "page"]
 """The phases in the order they run."""
 
 PHASES = {name: importlib.import_module(f"{__name__}.{name}") for name in ORDER}
