@@ -28,7 +28,8 @@ VOCAB = 32_768
 
 
 def stages(nbytes):
-    """``(stage, bytes held once done, peak bytes during it)`` for training on ``nbytes`` of generated text."""
+    """For training on ``nbytes`` of generated text: the distinct chunks, the distinct pairs in them, each stage's
+    ``(name, bytes held once done, peak bytes during it)``, and the merge loop's peak above the counts."""
     tracemalloc.start()
     found, held = [], []
 
@@ -46,6 +47,7 @@ def stages(nbytes):
     done("the chunks coded as strings, their weights (code_chunks)", coded, weights)
     pair_counts, pair_chunks = index_pairs(coded, weights)
     done("the pair index: each pair's count and chunks (index_pairs)", pair_counts, pair_chunks)
+    pairs = len(pair_counts)
     heap = [(-count, pair, pair) for pair, count in pair_counts.items()]
     heapq.heapify(heap)
     done("the heap of pairs", heap)
@@ -55,14 +57,14 @@ def stages(nbytes):
     learn_merges(sequences, wanted, "rustbpe", 1, None, None)
     merging = tracemalloc.get_traced_memory()[1] - base
     tracemalloc.stop()
-    return len(counts), found, merging
+    return len(counts), pairs, found, merging
 
 
 def main(arguments):
     """Print each size's stages, in MB and in bytes per distinct chunk."""
     for megabytes in map(float, arguments or ["20"]):
-        distinct, found, merging = stages(int(megabytes * MB))
-        print(f"{megabytes:g} MB of generated text: {distinct:,} distinct chunks")
+        distinct, pairs, found, merging = stages(int(megabytes * MB))
+        print(f"{megabytes:g} MB of generated text: {distinct:,} distinct chunks, {pairs:,} distinct pairs in them")
         for name, size, peak in found:
             print(f"  {name}: {size / MB:,.0f} MB held ({size / distinct:,.0f} bytes per chunk), "
                   f"{peak / MB:,.0f} MB at its peak ({peak / distinct:,.0f})")

@@ -1,18 +1,18 @@
 """A gigabyte in bounded memory: training on generated text with millions of distinct chunks, beside rustbpe.
 
-The text is made by a seeded generator (``corpora.generated_blocks``):
+The text is made by a seeded generator (`corpora.generated_blocks`):
 sentences of words drawn by Zipf's law from ranks without end, so that the
 distinct chunks keep growing with the size, as in real text (a gigabyte
 holds over 3 million of them under GPT-2's pattern). Ours trains from the
 file at the byte level, GPT-2's pattern, to 32,768, with rustbpe's tie rule
 in 2 worker processes; rustbpe 0.1.0 trains on the same chunks with
-``RAYON_NUM_THREADS=2``; each row says whether the merges are the same.
+`RAYON_NUM_THREADS=2`; each row says whether the merges are the same.
 The time is the whole process's; the memory is the peak of the whole
 process tree, the sum over the job's process and its workers of each one's
 VmHWM just before it exits (read every 10 ms from /proc); the note splits
 it between the parent and the workers. The distinct chunks are those the
-lab's own counting made in the run (``on_counts``). The sizes are
-``--gigabyte-mb`` (1,000 MB by default), one run of each (a high-water mark
+lab's own counting made in the run (`on_counts`). The sizes are
+`--gigabyte-mb` (1,000 MB by default), one run of each (a high-water mark
 hardly varies, and a gigabyte takes minutes). Issue 40's targets at a
 gigabyte: at least 3 million distinct chunks, the tree's peak at most 1.5
 GB, the time at most rustbpe's.
@@ -37,8 +37,9 @@ DISTINCT_TARGET, PEAK_TARGET_MB, TIME_TARGET = 3_000_000, 1500, 1.0
 def run(plan):
     """Issue 40, item 2: each size of generated text trained by ours (2 workers) and rustbpe (2 threads)."""
     vocab = plan.pick(VOCAB, plan.settings["byte_vocab"])
-    plan.notes.append("gigabyte: generated text (seeded, Zipf-drawn words); byte level, GPT-2's pattern, "
-                      f"to {vocab:,}; peak = Σ over the process tree of each process's last VmHWM")
+    plan.notes.append("gigabyte: one run of each job, whatever --repeat says; generated text (seeded, Zipf-drawn "
+                      f"words); byte level, GPT-2's pattern, to {vocab:,}; peak = Σ over the process tree of each "
+                      "process's last VmHWM")
     rows, ratios = [], []
     for megabytes in plan.settings["gigabyte_mb"]:
         path = os.path.join(plan.folder, f"generated-{megabytes:g}MB.txt")
