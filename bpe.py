@@ -364,7 +364,7 @@ class Tokenizer:
         """
         checks.check_text(text)
         options = training.training_options(vocab_size, **options)
-        return learning.trained(cls, *counting.counted_text(text, options), options)
+        return learning.trained(cls, *counting.counted_text(text, options), options, owned=True)
 
     @classmethod
     def train_from_files(cls, paths: Sequence[reading.PathLike], vocab_size: int, *,

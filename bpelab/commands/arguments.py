@@ -134,6 +134,10 @@ def build_parser(commands):
     train.add_argument("--min-count", type=positive_int, metavar="N",
                        help="merge only pairs that occur at least N times (default 2; 1 with --superbpe, --parity "
                             "or --picky)")
+    train.add_argument("--min-chunk-count", type=positive_int, metavar="K",
+                       help="train only on the chunks that occur at least K times (default 1, every chunk): the "
+                            "merge loop then holds only those, for corpora whose distinct chunks do not fit; the "
+                            "merges are those of the counts without the others (docs/larger-corpora.md)")
     train.add_argument("--workers", type=positive_int, default=1, metavar="N", help="processes to count chunks with")
     train.add_argument("--superbpe", type=whole_number, metavar="T",
                        help="SuperBPE as its official code trains it: learn merges within the split's stage-1 chunks "
@@ -358,7 +362,9 @@ def train_choice(args):
             (args.picky is None and args.ties == PICKY_TIES[0], f"--ties {PICKY_TIES[0]} is PickyBPE's: it goes with "
                                                                  "--picky"),
             (args.jsonl is not None and (args.parity is not None or args.picky is not None),
-             "--jsonl goes with plain BPE and --superbpe, not --parity or --picky")]:
+             "--jsonl goes with plain BPE and --superbpe, not --parity or --picky"),
+            (args.min_chunk_count is not None and variants, "--min-chunk-count goes with plain BPE, not "
+                                                            f"{variants[0] if variants else ''}")]:
         if clash:
             raise UsageError(advice)
     if args.min_count is None:
@@ -370,8 +376,9 @@ def train_choice(args):
     if args.picky is not None:
         return "train_picky_from_files", dict(ties, threshold=args.picky)
     trainer = "train_from_files" if args.jsonl is None else "train_from_iterator"
-    return trainer, dict(ties, superbpe=superbpe_choice(args), add_prefix_space=args.add_prefix_space,
-                                    workers=args.workers)
+    chunk_counts = {} if args.min_chunk_count is None else {"min_chunk_count": args.min_chunk_count}
+    return trainer, dict(ties, **chunk_counts, superbpe=superbpe_choice(args), add_prefix_space=args.add_prefix_space,
+                         workers=args.workers)
 
 
 PARITY_FLAGS = ("--dev", "--ratio", "--window-size", "--alpha", "--global-merges")

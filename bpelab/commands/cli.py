@@ -143,9 +143,9 @@ def command_train(args):
     inputs = [stdin_stream() if path == "-" else path for path in args.files]
     if args.jsonl is not None:  # (documents, each counted on its own: Tokenizer.train_from_iterator)
         inputs = jsonl_documents(inputs, args.jsonl)
-    counted = []  # the chunk counts the tokenizer encodes by, for the summary
+    counted = []  # the chunk counts the tokenizer encodes by, for the summary (a copy: training lets its own go)
     options.update(byte_level=args.bytes, pattern=args.pattern, special_tokens=args.special,
-                   min_count=args.min_count, on_counts=counted.append)
+                   min_count=args.min_count, on_counts=lambda counts: counted.append(dict(counts)))
     with terminal_line() as line:
         if line.stream is not None:  # progress, where someone sees it
             options["count_progress"] = bytes_progress(line, "counting chunks:")

@@ -103,7 +103,7 @@ def train_from_files(cls, paths, vocab_size, block_size, **options):
     """``bpe.Tokenizer.train_from_files``: the options checked before any file is read, the files' chunks counted
     (``counted_files``), the merges learned from the counts."""
     options = training_options(vocab_size, **options)
-    return trained(cls, *counted_files(paths, block_size, options), options)
+    return trained(cls, *counted_files(paths, block_size, options), options, owned=True)
 
 
 def train_from_iterator(cls, documents: Iterable[str], vocab_size: int, **options):
@@ -116,7 +116,7 @@ def train_from_iterator(cls, documents: Iterable[str], vocab_size: int, **option
     distinct chunks and one document, never the corpus: ``counted_documents``.
     """
     options = training_options(vocab_size, **options)
-    return trained(cls, *counted_documents(documents, options), options)
+    return trained(cls, *counted_documents(documents, options), options, owned=True)
 
 
 def counted_documents(documents, options):

@@ -14,19 +14,23 @@ from bpelab.byte_level import bytes_to_display
 from bpelab.merges import superbpe, training
 
 
-def trained(cls, chunk_counts, spans, options):
+def trained(cls, chunk_counts, spans, options, owned=False):
     """The tokenizer (built with ``cls``, ``bpe.Tokenizer``) that ``options`` learn from these counts.
 
     ``spans`` are SuperBPE's stage-2 counts (``superbpe.span_counts``) or
-    None; ``options`` are the run's ``training.TrainingOptions``.
+    None; ``options`` are the run's ``training.TrainingOptions``. Counts the
+    lab made itself (``owned``) are emptied once the engine has coded them,
+    so that the merge loop does not hold every distinct chunk twice more (a
+    caller's counts, ``train_from_counts``', are left as they are).
     """
     if options.on_counts is not None:  # the counts the tokenizer encodes by: SuperBPE's stage 2's
         options.on_counts(chunk_counts if spans is None else spans)
     alphabet, sequences, merges_wanted = training.start_sequences(chunk_counts, options.vocab_size,
-                                                                  options.byte_level, options.specials)
+                                                                  options.byte_level, options.specials,
+                                                                  options.min_chunk_count)
     history = History(bytes_to_display if options.byte_level else str, options.on_merge)
     learn, pattern = superbpe.trainer(spans, options)  # SuperBPE's two stages, if spans
-    learn(sequences, merges_wanted, history.merged)
+    learn(sequences, merges_wanted, history.merged, chunk_counts.clear if owned else None)
     tokenizer = built(cls, alphabet, history, options, pattern)
     tokenizer.ties = options.ties
     return tokenizer

@@ -95,7 +95,7 @@ def text_content(chunk_counts):
 def trainer(spans, options):
     """``(learn, pattern)``: how the run learns its merges, and the pattern its tokenizer encodes with.
 
-    ``learn(sequences, max_merges, on_merge)`` is ``engine.learn_merges`` with
+    ``learn(sequences, max_merges, on_merge, release)`` is ``engine.learn_merges`` with
     the run's options (``training.TrainingOptions``) and the run's pattern;
     for SuperBPE (``spans`` from ``span_counts``) its two stages, in that
     learner's place, and stage 2's pattern.
@@ -106,12 +106,13 @@ def trainer(spans, options):
     return functools.partial(two_stage_merges, options, span_sequences), stage_two_pattern(options)
 
 
-def one_stage_merges(options, words, max_merges, on_merge):
-    """Plain BPE: ``engine.learn_merges`` on ``words`` with the run's options."""
-    return learn_merges(words, max_merges, options.ties, options.min_count, options.progress, on_merge)
+def one_stage_merges(options, words, max_merges, on_merge, release=None):
+    """Plain BPE: ``engine.learn_merges`` on ``words`` with the run's options (``release()`` once they are coded)."""
+    return learn_merges(words, max_merges, options.ties, options.min_count, options.progress, on_merge,
+                        release=release)
 
 
-def two_stage_merges(options, spans, words, max_merges, on_merge):
+def two_stage_merges(options, spans, words, max_merges, on_merge, release=None):
     """SuperBPE's merges (its choices ``options.superbpe``) from stage 1's chunks ``words`` and stage 2's ``spans``.
 
     Stage 1 is ``engine.learn_merges`` on ``words``. Stage 2 replays its
@@ -120,11 +121,11 @@ def two_stage_merges(options, spans, words, max_merges, on_merge):
     which merges' pairs occur, then learns on, the inherited tokens numbered
     after the base ones. An inherited merge is heard by ``on_merge`` once
     stage 2 has kept it (with its count in stage 1); ``options.progress``
-    hears of both stages as one run.
+    hears of both stages as one run; ``release()``, if given, once stage 1 has coded ``words``.
     """
     superbpe, ties, min_count, progress = options.superbpe, options.ties, options.min_count, options.progress
     first = learn_merges(words, min(max(superbpe.t - 1, 0), max_merges), ties, min_count,
-                         shifted(progress, 0, max_merges), None)
+                         shifted(progress, 0, max_merges), None, release=release)
     spans, seen = replayed(spans, [pair for pair, _ in first])
     kept = [merge for merge, met in zip(first, seen) if met or not superbpe.drop_unseen]
     done = len(kept)

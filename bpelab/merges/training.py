@@ -12,6 +12,7 @@ tokens that training merges.
 
 import functools
 from collections import Counter
+from collections.abc import Mapping
 from typing import Callable, Iterable, NamedTuple, Optional, Union
 
 from bpelab.byte_level import replace_lone_surrogates
@@ -90,6 +91,7 @@ class TrainingOptions(NamedTuple):
     on_counts: Optional[Callable[[dict], None]]  # on_counts(the chunk counts the tokenizer encodes by)
     parity: Optional[object] = None  # parity-aware BPE's ``parity.ParitySettings``, or None
     threshold: Optional[float] = None  # PickyBPE's threshold (``picky``), or None
+    min_chunk_count: int = 1  # the fewest times a chunk must occur to be trained on (plain BPE)
 
     @property
     def by_line(self):
@@ -99,7 +101,7 @@ class TrainingOptions(NamedTuple):
 
 def training_options(vocab_size: int, *, ties: Optional[str] = None, min_count: Optional[int] = None,
                      superbpe: SuperBPEChoice = None, add_prefix_space: bool = False, workers: int = 1,
-                     pattern: Optional[str] = None, **shared) -> TrainingOptions:
+                     pattern: Optional[str] = None, min_chunk_count: int = 1, **shared) -> TrainingOptions:
     """Check every option of a plain BPE or SuperBPE run, before any work; return them as ``TrainingOptions``.
 
     This is the one place such an option is checked (and given its default):
@@ -110,9 +112,14 @@ def training_options(vocab_size: int, *, ties: Optional[str] = None, min_count: 
     not given is the level's default: the pattern ``"lab"`` or ``"gpt2"``,
     ties ``"smallest"``, ``min_count`` 2; for SuperBPE (``superbpe=t`` or a
     ``SuperBPE``) the official trainer's: its split's stage 1,
-    ``"huggingface"``, 1.
+    ``"huggingface"``, 1. ``min_chunk_count`` (plain BPE) trains only on the
+    chunks seen at least that often (``TrainingChunks``).
     """
     superbpe = check_superbpe(superbpe, add_prefix_space)
+    check_positive_int(min_chunk_count, "min_chunk_count")
+    if min_chunk_count > 1 and superbpe is not None:
+        raise ValueError("min_chunk_count is for plain BPE: SuperBPE's stage 2 learns from every span; "
+                         "leave min_chunk_count at 1")
     if pattern is None and superbpe is not None:
         pattern = SPLITS[superbpe.split][0]
     min_count = DEFAULT_MIN_COUNT[superbpe is not None] if min_count is None else min_count
@@ -124,7 +131,8 @@ def training_options(vocab_size: int, *, ties: Optional[str] = None, min_count: 
                          "before each block; leave workers at 1")
     ties = DEFAULT_TIES[superbpe is not None] if ties is None else ties
     check_choice(ties, TIE_RULES, "ties")
-    return options._replace(ties=ties, superbpe=superbpe, add_prefix_space=add_prefix_space, workers=workers)
+    return options._replace(ties=ties, superbpe=superbpe, add_prefix_space=add_prefix_space, workers=workers,
+                            min_chunk_count=min_chunk_count)
 
 
 def shared_options(vocab_size: int, min_count: int, *, byte_level: bool = False, pattern: Optional[str] = None,
@@ -292,27 +300,28 @@ def prefixed(text, fresh):
     return " " + text if fresh and text and not text.startswith(" ") else text
 
 
-def start_sequences(chunk_counts, vocab_size, byte_level, specials):
-    """What training merges: each chunk that is not a special token, as its base tokens, with its count.
+def start_sequences(chunk_counts, vocab_size, byte_level, specials, min_chunk_count=1):
+    """What training merges: each chunk that is not a special token (seen at least ``min_chunk_count`` times), as
+    its base tokens, with its count.
 
     Returns ``(alphabet, sequences, merges_wanted)``: the alphabet (the
-    sorted characters, or None for the 256 bytes), the sequences (at the
-    byte level each chunk's UTF-8 ``bytes``, which ``engine.train_merges``
-    reads as its single bytes), and how
-    many merges fill ``vocab_size`` once the base and special tokens have
-    their IDs; a ``vocab_size`` below those is refused.
+    sorted characters, or None for the 256 bytes), the sequences (a
+    ``TrainingChunks`` view of the counts: at the byte level each chunk's
+    UTF-8 ``bytes``, which ``engine.train_merges`` reads as its single
+    bytes), and how many merges fill ``vocab_size`` once the base and
+    special tokens have their IDs; a ``vocab_size`` below those is refused.
     """
-    special = set(specials)
-    ordinary = {chunk: count for chunk, count in chunk_counts.items() if chunk not in special}
-    if not ordinary:
+    sequences = TrainingChunks(chunk_counts, specials, byte_level, min_chunk_count)
+    if not sequences:
+        if min_chunk_count > 1 and TrainingChunks(chunk_counts, specials, byte_level):
+            raise ValueError(f"no chunk occurs min_chunk_count={min_chunk_count} times: nothing is left to train "
+                             "on; lower min_chunk_count")
         raise ValueError("cannot train on empty text: give at least one character that is not a special token")
     if byte_level:
         alphabet, base_size, base_name = None, 256, "the 256 byte values"
-        sequences = {chunk.encode("utf-8"): count for chunk, count in ordinary.items()}
     else:
-        alphabet = sorted(set("".join(ordinary)))
+        alphabet = sorted(set("".join(sequences)))
         base_size, base_name = len(alphabet) + 1, f"{len(alphabet)} characters + {UNK}"
-        sequences = ordinary  # a str is already a sequence of one-character tokens
     if specials:
         base_name += f" + {len(specials)} special tokens"
     needed = base_size + len(specials)
@@ -322,3 +331,50 @@ def start_sequences(chunk_counts, vocab_size, byte_level, specials):
             f"ask for at least {needed}"
         )
     return alphabet, sequences, vocab_size - needed
+
+
+class TrainingChunks(Mapping):
+    """Chunk counts as training reads them, without a copy: the special tokens' own counts left out, and at the
+    byte level each chunk as its UTF-8 ``bytes``, made as it is read.
+
+    >>> dict(TrainingChunks({"hi": 2, "<s>": 1, " é": 1}, ["<s>"], byte_level=True))
+    {b'hi': 2, b' \\xc3\\xa9': 1}
+    >>> dict(TrainingChunks({"hi": 2, "<s>": 1, " é": 1}, ["<s>"], byte_level=False, least=2))
+    {'hi': 2}
+
+    A copy would hold every distinct chunk a second time, while the engine
+    reads each chunk once, to code it (``engine.code_chunks``). With
+    ``least`` (``min_chunk_count``), the chunks seen fewer times are left
+    out too: training then learns exactly what ``train_from_counts`` learns
+    from the counts without them.
+    """
+
+    def __init__(self, chunk_counts, specials, byte_level, least=1):
+        self.counts, self.byte_level, self.least = chunk_counts, byte_level, least
+        self.specials = frozenset(special for special in specials if special in chunk_counts)
+
+    def __iter__(self):
+        return (key for key, _ in self.items())
+
+    def items(self):
+        """Each chunk with its count, in the counts' order (a generator)."""
+        pairs = self.counts.items()
+        if self.specials:
+            pairs = ((chunk, count) for chunk, count in pairs if chunk not in self.specials)
+        if self.least > 1:
+            pairs = ((chunk, count) for chunk, count in pairs if count >= self.least)
+        if self.byte_level:
+            return ((chunk.encode("utf-8"), count) for chunk, count in pairs)
+        return iter(pairs)
+
+    def __len__(self):
+        if self.least > 1:
+            return sum(1 for _ in self.items())
+        return len(self.counts) - len(self.specials)
+
+    def __getitem__(self, chunk):
+        text = chunk.decode("utf-8") if self.byte_level and isinstance(chunk, bytes) else chunk
+        if text in self.specials or (self.byte_level and not isinstance(chunk, bytes)) or \
+                self.counts[text] < self.least:
+            raise KeyError(chunk)
+        return self.counts[text]

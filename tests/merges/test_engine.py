@@ -44,6 +44,35 @@ class FastEqualsReferenceTests(unittest.TestCase):
         counted = Tokenizer.train_from_counts(dict(Counter(chunks(text))), size, ties="first-seen")
         self.assertEqual([(tuple(e["pair"]), e["count"]) for e in counted.history], expected)
 
+    def test_pairs_seen_once_join_the_loop_only_when_the_rest_are_used_up(self):
+        # The loop tracks pairs seen twice or more (engine.TRACKED_FROM); with min_count=1 it counts every pair
+        # again once those are used up. Trained to the end, both phases give the definition's merges.
+        rng = random.Random(40)
+        counted_again = 0
+        for trial in range(60):
+            text = random_corpus(rng, words=60)
+            counts = Counter(chunk.encode() if trial % 2 else tuple(chunk) for chunk in chunks(text))
+            ties = bpe.TIE_RULES[trial % len(bpe.TIE_RULES)]
+            with self.subTest(trial=trial, ties=ties), \
+                    mock.patch.object(engine, "_tracked_pairs", wraps=engine._tracked_pairs) as tracked:
+                fast = engine.train_merges(counts, 10 ** 4, ties=ties, min_count=1)
+                as_tokens = {tuple(bytes([byte]) for byte in chunk) if isinstance(chunk, bytes) else chunk: count
+                             for chunk, count in counts.items()}
+                self.assertEqual(fast, reference_train(as_tokens, 10 ** 4, ties=ties, min_count=1))
+                counted_again += tracked.call_count == 2
+                self.assertLessEqual(tracked.call_count, 2)
+        self.assertGreater(counted_again, 50)
+
+    def test_the_labs_own_counts_are_let_go_and_a_callers_kept(self):
+        text = "the cat sat on the mat, the end " * 5
+        heard = []
+        trained = Tokenizer.train(text, 60, on_counts=heard.append)
+        self.assertEqual(heard[0], {})  # emptied once coded: the merge loop holds the chunks once
+        counts = Counter(chunks(text))
+        kept = dict(counts)
+        self.assertEqual(Tokenizer.train_from_counts(counts, 60).merges, trained.merges)
+        self.assertEqual(counts, kept)
+
     def test_training_matches_the_reference_on_the_corpus(self):
         chunk_counts = Counter(tuple(chunk) for chunk in chunks(CORPUS))
         expected = reference_train(chunk_counts, 81)

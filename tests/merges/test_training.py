@@ -79,6 +79,32 @@ class LargerCorporaTests(unittest.TestCase):
         counts = Counter(chunks(CORPUS))
         self.assertEqual(Tokenizer.train_from_counts(dict(counts), 96).history, LAB.history)
 
+    def test_min_chunk_count_trains_on_the_chunks_seen_that_often(self):
+        rng = random.Random(41)
+        text = " ".join(random_corpus(rng) for _ in range(400))
+        for byte_level, pattern, size in ((False, "lab", 300), (True, "gpt2", 600)):
+            with self.subTest(byte_level=byte_level):
+                kept = {chunk: count for chunk, count in Counter(chunks(text, pattern)).items() if count >= 3}
+                expected = Tokenizer.train_from_counts(kept, size, byte_level=byte_level, pattern=pattern)
+                capped = Tokenizer.train(text, size, byte_level=byte_level, min_chunk_count=3)
+                self.assertEqual(capped.merges, expected.merges)
+                self.assertEqual(capped.alphabet, expected.alphabet)
+                self.assertNotEqual(capped.merges, Tokenizer.train(text, size, byte_level=byte_level).merges)
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "corpus.txt")
+            with open(path, "w", encoding="utf-8") as file:
+                file.write(text * 3)
+            kept = {chunk: count for chunk, count in Counter(chunks(text * 3, "gpt2")).items() if count >= 7}
+            self.assertEqual(Tokenizer.train_from_files([path], 600, byte_level=True, workers=2,
+                                                        min_chunk_count=7, block_size=4096).merges,
+                             Tokenizer.train_from_counts(kept, 600, byte_level=True).merges)
+        with self.assertRaisesRegex(ValueError, "min_chunk_count is for plain BPE"):
+            Tokenizer.train(text, 300, superbpe=10, min_chunk_count=2)
+        with self.assertRaisesRegex(ValueError, "min_chunk_count must be a positive int, not 0"):
+            Tokenizer.train(text, 300, min_chunk_count=0)
+        with self.assertRaisesRegex(ValueError, "no chunk occurs min_chunk_count=100000 times"):
+            Tokenizer.train(text, 300, min_chunk_count=100_000)
+
     def test_train_from_counts_refuses_bad_counts(self):
         cases = [
             ({"ab cd": 2}, "'ab cd' is not exactly one chunk"),
