@@ -54,7 +54,7 @@ class FastEqualsReferenceTests(unittest.TestCase):
             counts = Counter(chunk.encode() if trial % 2 else tuple(chunk) for chunk in chunks(text))
             ties = bpe.TIE_RULES[trial % len(bpe.TIE_RULES)]
             with self.subTest(trial=trial, ties=ties), \
-                    mock.patch.object(engine, "_tracked_pairs", wraps=engine._tracked_pairs) as tracked:
+                    mock.patch.object(engine, "index_pairs", wraps=engine.index_pairs) as tracked:
                 fast = engine.train_merges(counts, 10 ** 4, ties=ties, min_count=1)
                 as_tokens = {tuple(bytes([byte]) for byte in chunk) if isinstance(chunk, bytes) else chunk: count
                              for chunk, count in counts.items()}
