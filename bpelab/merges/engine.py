@@ -376,8 +376,9 @@ def merge_everywhere(pair, new, coded, weights, pair_counts, pair_chunks, least=
     ``new`` (all of them new), and lists their chunks in ``pair_chunks``.
     With ``least`` (``learn_merges``' ``TRACKED_FROM``), a pair seen fewer
     times is left out of both, new or old: an old pair left out stands for
-    new ones seen fewer times still, so it needs no lowering. A chunk that held the pair once (all but 1% of those merged, on 10 MB of
-    prose) has its two neighbours read in place, without the split.
+    new ones seen fewer times still, so it needs no lowering. A chunk that
+    held the pair once (all but 1% of those merged, on 10 MB of prose) has
+    its two neighbours read in place, without the split.
     """
     a, b = pair
     twice = new + new

@@ -120,7 +120,8 @@ class DocumentTests(unittest.TestCase):
                 yield document
 
         counted = []
-        Tokenizer.train_from_iterator(documents(), 8, ties="first-seen", min_count=1, on_counts=lambda counts: counted.append(dict(counts)))
+        Tokenizer.train_from_iterator(documents(), 8, ties="first-seen", min_count=1,
+                                      on_counts=lambda counts: counted.append(dict(counts)))
         self.assertEqual(seen, ["ab", "ab", "c", "abc"])
         self.assertEqual(dict(counted[0]), {"ab": 2, "c": 1, "abc": 1})
         whole = Tokenizer.train("ababcabc", 8, ties="first-seen", min_count=1)
