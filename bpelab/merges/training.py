@@ -369,7 +369,7 @@ class TrainingChunks(Mapping):
 
     def __len__(self):
         if self.least > 1:
-            return sum(1 for _ in self.items())
+            return sum(1 for chunk, count in self.counts.items() if count >= self.least and chunk not in self.specials)
         return len(self.counts) - len(self.specials)
 
     def __getitem__(self, chunk):
