@@ -18,5 +18,6 @@ below imports this wing. Its modules, bottom up (none has a definition in
     view            ``bpe view``: the page that looks inside vocabularies, and its server
     widget          ``bpe widget``: the training page
     arguments       each command's arguments, options and help
+    training_summary the line ``bpe train`` prints: what the tokenizer holds, how well it compresses its text
     cli             what each command does (``python3 bpe.py --help``)
 """

@@ -26,6 +26,7 @@ from bpelab.commands.drawing import (EXPLAIN_TOKENS, base_kind, counted, explain
                                      made_from, merge_row, merges_one_at_a_time, pipeline_lines, removed_tokens,
                                      render_colour, render_plain, unknown_id)
 from bpelab.commands.terminal import BROKEN_PIPE_STATUS, CommandError, OUT, PROGRAM, UsageError, argument_text, bytes_progress, check_output, describe, is_standard_input, on_terminal, parse_ids, read_stdin, read_text, stdin_stream, terminal_line
+from bpelab.commands.training_summary import heard_counts, training_summary
 from bpelab.corpora.token_formats import index_paths
 from bpelab.formats import official
 from bpelab.messages import named, readable_name, shown
@@ -98,36 +99,6 @@ def merge_rows(byte_level, vocab_form):
     return row
 
 
-def training_summary(tokenizer, args, counts):
-    """One line: what was saved, what it holds, why training stopped, how well it compresses.
-
-    The character and token counts come from the chunk counts the tokenizer
-    encodes by (each distinct chunk encoded once, as it is where it was cut
-    from), so the training text is never read again.
-    """
-    characters = sum(len(chunk) * count for chunk, count in counts.items())
-    # (chunk_ids, not encode: alone, SuperBPE's chunk "a " of "a 1" would be cut in two)
-    tokens = sum(count * (1 if chunk in tokenizer.special_tokens else len(tokenizer.chunk_ids(chunk)))
-                 for chunk, count in counts.items())
-    if len(tokenizer) >= args.vocab_size:
-        stopped = f"reached the requested {args.vocab_size:,} entries"
-    else:
-        left = {1: "is left", 2: "occurs twice"}.get(args.min_count, f"occurs {args.min_count:,} times")
-        stopped = f"stopped short of {args.vocab_size:,}: no pair {left}"
-    kind = "bytes" if tokenizer.byte_level else "characters"
-    ratio = f"{characters / tokens:.3f}" if tokens else "-"
-    how = f"{counted(len(tokenizer.merges), 'merge')} learned"
-    if args.picky is not None:
-        how += f" (PickyBPE, {counted(len(tokenizer.removals), 'token')} removed again)"
-    if args.parity is not None:
-        how += f" (parity-aware ({args.parity}), {len(args.files)} languages)"
-    return (
-        f"{args.output}: {counted(len(tokenizer), 'token')}, alphabet of {counted(len(tokenizer.alphabet), kind[:-1])}, "
-        f"{how}, {stopped}; {ratio} characters per token on the training text ({counted(characters, 'character')}, "
-        f"{counted(tokens, 'token')})\n"
-    )
-
-
 def command_train(args):
     """Train on files or standard input with one call into the API, save the tokenizer, print a summary line.
 
@@ -143,9 +114,9 @@ def command_train(args):
     inputs = [stdin_stream() if path == "-" else path for path in args.files]
     if args.jsonl is not None:  # (documents, each counted on its own: Tokenizer.train_from_iterator)
         inputs = jsonl_documents(inputs, args.jsonl)
-    counted = []  # the chunk counts the tokenizer encodes by, for the summary (a copy: training lets its own go)
+    counted = []  # the chunk counts the tokenizer encodes by, or plain BPE's totals of them, for the summary
     options.update(byte_level=args.bytes, pattern=args.pattern, special_tokens=args.special,
-                   min_count=args.min_count, on_counts=lambda counts: counted.append(dict(counts)))
+                   min_count=args.min_count, on_counts=lambda counts: counted.append(heard_counts(counts, args)))
     with terminal_line() as line:
         if line.stream is not None:  # progress, where someone sees it
             options["count_progress"] = bytes_progress(line, "counting chunks:")

@@ -314,8 +314,8 @@ def start_sequences(chunk_counts, vocab_size, byte_level, specials, min_chunk_co
     sequences = TrainingChunks(chunk_counts, specials, byte_level, min_chunk_count)
     if not sequences:
         if min_chunk_count > 1 and TrainingChunks(chunk_counts, specials, byte_level):
-            raise ValueError(f"no chunk occurs min_chunk_count={min_chunk_count} times: nothing is left to train "
-                             "on; lower min_chunk_count")
+            raise ValueError(f"no chunk but a special token's occurs min_chunk_count={min_chunk_count} times: "
+                             "nothing is left to train on; lower min_chunk_count")
         raise ValueError("cannot train on empty text: give at least one character that is not a special token")
     if byte_level:
         alphabet, base_size, base_name = None, 256, "the 256 byte values"
@@ -373,8 +373,9 @@ class TrainingChunks(Mapping):
         return len(self.counts) - len(self.specials)
 
     def __getitem__(self, chunk):
-        text = chunk.decode("utf-8") if self.byte_level and isinstance(chunk, bytes) else chunk
-        if text in self.specials or (self.byte_level and not isinstance(chunk, bytes)) or \
-                self.counts[text] < self.least:
+        if self.byte_level != isinstance(chunk, bytes):
+            raise KeyError(chunk)
+        text = chunk.decode("utf-8", "surrogateescape") if self.byte_level else chunk
+        if text in self.specials or self.counts.get(text, 0) < max(self.least, 1):
             raise KeyError(chunk)
         return self.counts[text]

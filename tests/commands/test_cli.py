@@ -25,6 +25,7 @@ for real. (No command here starts worker processes or serves a page; the
 runner refuses the first, and tests/commands/test_view.py runs the second.)
 """
 
+import collections
 import json
 import os
 import random
@@ -242,6 +243,30 @@ class TrainTests(CommandLineTestCase):
         self.assertIn("300 tokens, alphabet of 256 bytes", summary)
         saved = load_json(BYTES)
         self.assertEqual((saved["level"], saved["special_tokens"]), ("bytes", {"<|end|>": 299}))
+
+    def test_the_summary_counts_the_text_or_with_min_chunk_count_the_chunks_kept(self):
+        # Plain BPE lets its counts go once coded: the summary's tokens are the base tokens less each merge's count.
+        with open(CORPUS, encoding="utf-8") as stream:
+            text = stream.read()
+        counts = collections.Counter(bpe.chunks(text, "gpt2"))
+        least = sorted(counts.values())[len(counts) // 2]  # about half the distinct chunks left out
+        out, capped_out = os.path.join(FOLDER, "summary.json"), os.path.join(FOLDER, "capped.json")
+        whole, capped = run_all_here(("train", CORPUS, "--vocab-size", "300", "--bytes", "-o", out),
+                                     ("train", CORPUS, "--vocab-size", "300", "--bytes", "--min-chunk-count",
+                                      str(least), "-o", capped_out))
+        figures = r"\(([\d,]+) characters, ([\d,]+) tokens\)"
+        self.assertSucceeds(whole)
+        characters, tokens = (int(n.replace(",", "")) for n in re.search(figures, whole.stdout.decode()).groups())
+        self.assertEqual((characters, tokens), (len(text), len(bpe.Tokenizer.load(out).encode(text))))
+        self.assertSucceeds(capped)
+        kept = {chunk: n for chunk, n in counts.items() if n >= least}
+        tokenizer = bpe.Tokenizer.load(capped_out)
+        self.assertEqual(tokenizer.merges, bpe.Tokenizer.train_from_counts(kept, 300, byte_level=True).merges)
+        summary = capped.stdout.decode()
+        self.assertIn(f"on the chunks trained on ({len(kept):,} of {len(counts):,} distinct)", summary)
+        self.assertEqual(tuple(int(n.replace(",", "")) for n in re.search(figures, summary).groups()),
+                         (sum(len(chunk) * n for chunk, n in kept.items()),
+                          sum(len(tokenizer.encode(chunk)) * n for chunk, n in kept.items())))
 
     def test_errors_in_the_input_are_one_line_with_status_1(self):
         out = os.path.join(FOLDER, "never.json")
